@@ -1,0 +1,85 @@
+# cpusteer: one Makefile, everything generated goes to build/.
+#   make            build build/cpusteer and the BPF objects
+#   make test       build, then run every selftest (needs root)
+#   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
+#   make setup      install the Debian packages the build and tests need
+#   make demo       the live demo on namespaced veth pairs (needs root)
+#   make clean      remove build/
+#   V=1             show the full commands
+
+OUT      := build
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+CC       ?= cc
+ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
+              -Iinclude -Ibpf -I.
+CFLAGS   ?= -O2 -g
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) -Iloader
+LDLIBS   := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz) -lpcap -lm
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
+LOADER_SRCS := $(wildcard loader/*.c)
+LOADER_OBJS := $(patsubst loader/%.c,$(OUT)/loader/%.o,$(LOADER_SRCS))
+TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/test_*.c))
+# Everything in loader/ except main.c links into the selftests too.
+LIB_OBJS   := $(filter-out $(OUT)/loader/main.o,$(LOADER_OBJS))
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS)
+.PHONY: all test clean vmlinux setup demo help
+
+all: $(OUT)/cpusteer $(TEST_PROGS)
+
+help:
+	@sed -n '2,9p' Makefile | sed 's/^# *//'
+
+$(OUT) $(OUT)/loader $(OUT)/selftests:
+	$(Q)mkdir -p $@
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The skeleton is named after the object, so it reads `struct steer`.
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+
+$(OUT)/loader/%.o: loader/%.c $(wildcard loader/*.h) $(wildcard include/*.h) $(SKELS) | $(OUT)/loader
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/cpusteer: $(LOADER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $(OUT)/selftests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
+test: all
+	$(Q)selftests/run.sh
+
+setup:
+	$(Q)scripts/setup.sh
+
+demo: all
+	$(Q)$(OUT)/cpusteer demo
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
+
+clean:
+	$(Q)rm -rf $(OUT)

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The contract between the BPF programs and the cpusteer loader: limits,
+ * the live configuration, the counters and the per-packet decision record.
+ * Plain fixed-width types only, with explicit padding, so both sides agree
+ * on every offset.
+ */
+#ifndef CPUSTEER_H
+#define CPUSTEER_H
+
+#ifdef __BPF__
+#include "vmlinux.h"
+#else
+#include <linux/types.h>
+#endif
+
+/* Upper bound on the CPU numbers cpusteer can target. The per-CPU counters
+ * hold one redirect slot per possible target, so this sizes every counter
+ * value (about 2 KiB per CPU).
+ */
+#define CPUSTEER_MAX_CPUS 256
+
+/* The indirection table is allocated at its largest size once, so that the
+ * bucket count can change on a running instance without replacing a map.
+ */
+#define CPUSTEER_MAX_BUCKETS 65536
+#define CPUSTEER_DEFAULT_BUCKETS 512
+
+/* IPv6 extension headers walked before giving up on finding the L4 header. */
+#define CPUSTEER_MAX_EXT_HEADERS 8
+
+#define CPUSTEER_NON_IP_PASS 0xffffffffu
+
+enum cpusteer_hash_fn {
+	CPUSTEER_HASH_SIPHASH13 = 0,
+	CPUSTEER_HASH_JHASH = 1,
+};
+
+/* Live configuration, one entry in the config map; `cpusteer set` rewrites
+ * it whole.
+ */
+struct cpusteer_config {
+	__u64 key[2];		/* 128-bit hash key */
+	__u32 nbuckets;		/* used entries of the indirection table */
+	__u32 non_ip_cpu;	/* CPUSTEER_NON_IP_PASS or a CPU number */
+	__u32 symmetric;	/* nonzero: both directions hash alike */
+	__u32 hash_fn;		/* enum cpusteer_hash_fn */
+};
+
+/* The fields that decide a flow's CPU and nothing else. IPv4 addresses sit
+ * in word 0 with the rest zero; `family` keeps an IPv4 flow apart from an
+ * IPv6 one with the same bits. Ports are zero when the protocol has none or
+ * the packet is a fragment.
+ */
+struct cpusteer_flow_key {
+	__u32 saddr[4];
+	__u32 daddr[4];
+	__u16 sport;
+	__u16 dport;
+	__u8 proto;
+	__u8 family;		/* 4 or 6; 0 for non-IP */
+	__u8 pad[2];
+};
+
+/* Why a packet was passed to the local stack instead of redirected. */
+enum cpusteer_pass_reason {
+	CPUSTEER_PASS_NON_IP = 0,	/* ARP, LLDP, ... with non-ip=pass */
+	CPUSTEER_PASS_TRUNC_L2,		/* Ethernet or VLAN header cut short */
+	CPUSTEER_PASS_TRUNC_L3,		/* IP header cut short */
+	CPUSTEER_PASS_BAD_L3,		/* bad IP version or IHL */
+	CPUSTEER_PASS_TRUNC_L4,		/* TCP/UDP/SCTP ports cut short */
+	CPUSTEER_PASS_EXT_HDRS,		/* IPv6 extension chain too long or cut */
+	CPUSTEER_PASS_VLAN_DEPTH,	/* more than two VLAN tags */
+	CPUSTEER_PASS_REASONS
+};
+
+/* Outcomes that are not a choice but a failure; the packet is passed. */
+enum cpusteer_error {
+	CPUSTEER_ERR_NO_CPUMAP_ENTRY = 0, /* bucket names a CPU with no entry */
+	CPUSTEER_ERR_BAD_BUCKET,	/* table entry out of range */
+	CPUSTEER_ERRORS
+};
+
+/* Per-CPU counters of the steering program. Every packet adds one to
+ * `rx_packets` and exactly one to either a `redirected` slot, a `passed`
+ * reason or an `errors` slot, so the three always add up to `rx_packets`.
+ * The `seen_*` counters are notes on packets already counted above.
+ */
+struct cpusteer_counters {
+	__u64 rx_packets;
+	__u64 passed[CPUSTEER_PASS_REASONS];
+	__u64 errors[CPUSTEER_ERRORS];
+	__u64 seen_fragments;
+	__u64 seen_vlan;
+	__u64 seen_l3_only;	/* IP protocols without ports we parse */
+	__u64 redirected[CPUSTEER_MAX_CPUS];
+};
+
+/* Per-CPU counters of the second-stage (cpumap) programs. */
+struct cpusteer_remote_counters {
+	__u64 passed;
+	__u64 dropped;
+	__u64 redirected;
+	__u64 redirect_errors;
+};
+
+/* Outcome codes in a decision record. */
+enum cpusteer_outcome {
+	CPUSTEER_OUT_REDIRECT = 0,
+	CPUSTEER_OUT_PASS = 1,	/* `reason` holds the cpusteer_pass_reason */
+	CPUSTEER_OUT_ERROR = 2,	/* `reason` holds the cpusteer_error */
+};
+
+/* What the program decided for the last packet. Written only when the
+ * program is loaded for `cpusteer classify`, so the CPU reported is the
+ * one the kernel program chose, not a user-space re-computation.
+ */
+struct cpusteer_decision {
+	struct cpusteer_flow_key key;
+	__u32 hash;
+	__u32 bucket;
+	__u32 cpu;
+	__u32 outcome;
+	__u32 reason;
+	__u32 pad;
+};
+
+#endif /* CPUSTEER_H */

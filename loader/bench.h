@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef CPUSTEER_BENCH_H
+#define CPUSTEER_BENCH_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+int bench_program(__u32 runs, __u32 repeat, bool as_json);
+
+#endif

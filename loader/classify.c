@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cpusteer classify: every frame of a capture through the real steering
+ * program with BPF_PROG_TEST_RUN, reporting what the kernel decided.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "capture.h"
+#include "commands.h"
+#include "indirection.h"
+#include "instance.h"
+#include "json.h"
+#include "log.h"
+#include "names.h"
+#include "options.h"
+
+/* Classify never sends a frame anywhere; the cpumap entries only have to
+ * exist for the redirect to be chosen, so their queues stay small.
+ */
+#define CLASSIFY_QSIZE 64
+
+static const char classify_usage[] =
+	"usage: cpusteer classify [OPTIONS] FILE.pcap\n"
+	"Runs each frame of an Ethernet capture through the steering program\n"
+	"(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
+	"the kernel program chose.\n\n"
+	STEER_OPTIONS_HELP
+	"  --json             one JSON object with a \"packets\" array\n"
+	"  -v, --verbose      show libbpf's messages\n";
+
+struct classify_result {
+	const char *verdict;
+	bool recorded;
+	struct cpusteer_decision d;
+};
+
+static void format_addr(int family, const __u32 *addr, char *buf, size_t len)
+{
+	inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, buf, len);
+}
+
+static int run_frame(struct steer_instance *in, int prog_fd, const __u8 *frame,
+		     __u32 len, struct classify_result *r)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
+		    .repeat = 1);
+	int err;
+
+	err = instance_clear_decision(in);
+	if (err)
+		return err;
+	if (bpf_prog_test_run_opts(prog_fd, &opts)) {
+		/* The kernel refused the frame, e.g. shorter than Ethernet. */
+		r->verdict = "invalid";
+		r->recorded = false;
+		return 0;
+	}
+	r->verdict = xdp_verdict_name(opts.retval);
+	err = instance_read_decision(in, &r->d);
+	r->recorded = !err && r->d.outcome != ~0u;
+	return err;
+}
+
+static const char *reason_of(const struct classify_result *r)
+{
+	if (!r->recorded || r->d.outcome == CPUSTEER_OUT_REDIRECT)
+		return NULL;
+	if (r->d.outcome == CPUSTEER_OUT_PASS)
+		return pass_reason_name(r->d.reason);
+	return error_name(r->d.reason);
+}
+
+static bool has_flow(const struct classify_result *r)
+{
+	return r->recorded && r->d.key.family;
+}
+
+static bool redirected(const struct classify_result *r)
+{
+	return r->recorded && r->d.outcome == CPUSTEER_OUT_REDIRECT;
+}
+
+static void print_row(__u64 index, __u32 len, const struct classify_result *r)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], cpu[12] = "-", bucket[12] = "-";
+	const struct cpusteer_flow_key *k = &r->d.key;
+	const char *reason = reason_of(r);
+
+	if (redirected(r)) {
+		snprintf(cpu, sizeof(cpu), "%u", r->d.cpu);
+		if (k->family)
+			snprintf(bucket, sizeof(bucket), "%u", r->d.bucket);
+	}
+	printf("%-6llu %5u  %-8s %4s %6s  ", (unsigned long long)index, len, r->verdict, cpu, bucket);
+	if (has_flow(r)) {
+		format_addr(k->family, k->saddr, src, sizeof(src));
+		format_addr(k->family, k->daddr, dst, sizeof(dst));
+		if (k->family == 6)
+			printf("%s [%s]:%u -> [%s]:%u", ip_proto_name(k->proto), src, k->sport,
+			       dst, k->dport);
+		else
+			printf("%s %s:%u -> %s:%u", ip_proto_name(k->proto), src, k->sport,
+			       dst, k->dport);
+	} else if (redirected(r)) {
+		printf("non-ip");
+	}
+	if (reason)
+		printf("%s(%s)", has_flow(r) ? "  " : "", reason);
+	putchar('\n');
+}
+
+static void json_row(struct json *j, __u64 index, __u32 len, const struct classify_result *r)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const struct cpusteer_flow_key *k = &r->d.key;
+	const char *reason = reason_of(r);
+
+	json_object_open(j, NULL);
+	json_uint(j, "index", index);
+	json_uint(j, "length", len);
+	json_string(j, "verdict", r->verdict);
+	if (redirected(r))
+		json_uint(j, "cpu", r->d.cpu);
+	else
+		json_null(j, "cpu");
+	if (redirected(r) && k->family) {
+		json_uint(j, "bucket", r->d.bucket);
+		json_uint(j, "hash", r->d.hash);
+	} else {
+		json_null(j, "bucket");
+		json_null(j, "hash");
+	}
+	if (reason)
+		json_string(j, "reason", reason);
+	else
+		json_null(j, "reason");
+	if (has_flow(r)) {
+		json_object_open(j, "flow");
+		json_uint(j, "family", k->family);
+		json_string(j, "proto", ip_proto_name(k->proto));
+		format_addr(k->family, k->saddr, addr, sizeof(addr));
+		json_string(j, "src", addr);
+		format_addr(k->family, k->daddr, addr, sizeof(addr));
+		json_string(j, "dst", addr);
+		json_uint(j, "sport", k->sport);
+		json_uint(j, "dport", k->dport);
+		json_object_close(j);
+	} else {
+		json_null(j, "flow");
+	}
+	json_object_close(j);
+}
+
+static void print_header(const struct steer_opts *o, bool as_json, struct json *j)
+{
+	char key[40], cpus[256];
+	__u32 i;
+
+	key_format(o->cfg.key, key, sizeof(key));
+	cpuset_format(&o->cpus, cpus, sizeof(cpus));
+	if (as_json) {
+		json_object_open(j, NULL);
+		json_string(j, "key", key);
+		json_string(j, "hash", hash_fn_name(o->cfg.hash_fn));
+		json_uint(j, "buckets", o->cfg.nbuckets);
+		json_bool(j, "symmetric", o->cfg.symmetric);
+		json_array_open(j, "cpus");
+		for (i = 0; i < o->cpus.n; i++) {
+			json_object_open(j, NULL);
+			json_uint(j, "cpu", o->cpus.cpu[i]);
+			json_uint(j, "weight", o->cpus.weight[i]);
+			json_object_close(j);
+		}
+		json_array_close(j);
+		json_array_open(j, "packets");
+		return;
+	}
+	printf("key %s  hash %s  buckets %u  cpus %s%s\n", key, hash_fn_name(o->cfg.hash_fn),
+	       o->cfg.nbuckets, cpus, o->cfg.symmetric ? "  symmetric" : "");
+	printf("%-6s %5s  %-8s %4s %6s  %s\n", "#", "len", "verdict", "cpu", "bucket", "flow");
+}
+
+static int classify_capture(struct capture *cap, const struct steer_opts *o, bool as_json)
+{
+	struct cpumap_opts cm = { .qsize = CLASSIFY_QSIZE, .remote = REMOTE_NONE };
+	struct steer_instance in;
+	const __u8 *frame;
+	__u32 len;
+	__u32 *table, moved, i;
+	__u64 index = 0, redirected_to[CPUSTEER_MAX_CPUS] = {};
+	struct json j;
+	int err, rc;
+
+	table = malloc(o->cfg.nbuckets * sizeof(*table));
+	if (!table)
+		return -ENOMEM;
+	for (i = 0; i < o->cfg.nbuckets; i++)
+		table[i] = BUCKET_UNOWNED;
+	err = instance_open(&in, true);
+	if (err)
+		goto out_table;
+	err = instance_apply(&in, o, NULL, table, &cm, &moved);
+	if (err)
+		goto out;
+
+	json_init(&j, stdout);
+	print_header(o, as_json, &j);
+	while ((rc = capture_next(cap, &frame, &len)) == 1) {
+		struct classify_result r;
+
+		index++;
+		err = run_frame(&in, instance_prog_fd(&in, false), frame, len, &r);
+		if (err) {
+			log_err("cannot classify frame %llu: %s", (unsigned long long)index,
+				strerror(-err));
+			goto out;
+		}
+		if (redirected(&r) && r.d.cpu < CPUSTEER_MAX_CPUS)
+			redirected_to[r.d.cpu]++;
+		if (as_json)
+			json_row(&j, index, len, &r);
+		else
+			print_row(index, len, &r);
+	}
+	if (rc < 0) {
+		err = rc;
+		goto out;
+	}
+	if (as_json) {
+		json_array_close(&j);
+		json_object_open(&j, "redirected_per_cpu");
+		for (i = 0; i < o->cpus.n; i++) {
+			char name[12];
+
+			snprintf(name, sizeof(name), "%u", o->cpus.cpu[i]);
+			json_uint(&j, name, redirected_to[o->cpus.cpu[i]]);
+		}
+		json_object_close(&j);
+		json_object_close(&j);
+	} else {
+		printf("%llu frames;", (unsigned long long)index);
+		for (i = 0; i < o->cpus.n; i++)
+			printf(" cpu %u: %llu", o->cpus.cpu[i],
+			       (unsigned long long)redirected_to[o->cpus.cpu[i]]);
+		putchar('\n');
+	}
+out:
+	instance_close(&in);
+out_table:
+	free(table);
+	return err;
+}
+
+int cmd_classify(int argc, char **argv)
+{
+	enum { OPT_JSON = OPT_STEER_LAST };
+	static const struct option longopts[] = {
+		STEER_LONG_OPTIONS,
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct steer_opts o = {};
+	bool as_json = false;
+	struct capture *cap;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
+		err = steer_opts_parse(&o, opt, optarg);
+		if (err < 0)
+			return 1;
+		if (err)
+			continue;
+		switch (opt) {
+		case OPT_JSON:
+			as_json = true;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(classify_usage, stdout);
+			return 0;
+		default:
+			fputs(classify_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		log_err("classify needs exactly one capture file (see cpusteer classify --help)");
+		return EXIT_USAGE;
+	}
+	if (steer_opts_finish(&o))
+		return 1;
+	cap = capture_open_read(argv[optind]);
+	if (!cap)
+		return 1;
+	err = classify_capture(cap, &o, as_json);
+	capture_close(cap);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One entry point per subcommand; main.c only dispatches. Each returns an
+ * exit code: 0 success, 1 bad input or failure, 2 bad usage.
+ */
+#ifndef CPUSTEER_COMMANDS_H
+#define CPUSTEER_COMMANDS_H
+
+#define EXIT_USAGE 2
+
+int cmd_classify(int argc, char **argv);
+int cmd_sample_pcap(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

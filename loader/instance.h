@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One steering instance: the loaded skeleton, its maps and, once attached,
+ * its interface and pins. Commands go through these functions, never
+ * around them to raw map fds.
+ */
+#ifndef CPUSTEER_INSTANCE_H
+#define CPUSTEER_INSTANCE_H
+
+#include <stdbool.h>
+#include "cpusteer.h"
+#include "options.h"
+
+struct steer;
+
+/* Which second-stage program the cpumap entries carry. */
+enum remote_action {
+	REMOTE_NONE,	/* no program: frames go to the stack on the target CPU */
+	REMOTE_PASS,
+	REMOTE_DROP,
+	REMOTE_REDIRECT,
+};
+
+/* What every cpumap entry gets. */
+struct cpumap_opts {
+	__u32 qsize;
+	enum remote_action remote;
+	__u32 redirect_ifindex;	/* REMOTE_REDIRECT only */
+};
+
+struct steer_instance {
+	struct steer *skel;
+};
+
+/* Opens and loads the programs, unattached. `record_decisions` makes the
+ * steering program log each decision for classify.
+ */
+int instance_open(struct steer_instance *in, bool record_decisions);
+void instance_close(struct steer_instance *in);
+
+/* Brings the maps to the configuration in `o`. Order matters on a live
+ * instance: cpumap entries for new CPUs first, then the buckets that move,
+ * then the config, and last the removal of CPUs no longer used, so a packet
+ * never meets a bucket whose CPU has no entry. `table` holds the current
+ * table (BUCKET_UNOWNED entries for a fresh one) and is rebalanced in
+ * place; *moved says how many buckets changed owner.
+ */
+int instance_apply(struct steer_instance *in, const struct steer_opts *o,
+		   const struct cpuset *old_cpus, __u32 *table,
+		   const struct cpumap_opts *cm, __u32 *moved);
+
+int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg);
+int instance_read_table(struct steer_instance *in, __u32 *table, __u32 nbuckets);
+int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d);
+int instance_clear_decision(struct steer_instance *in);
+/* Sums the per-CPU counters over all CPUs. */
+int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum);
+int instance_prog_fd(struct steer_instance *in, bool notouch);
+
+#endif

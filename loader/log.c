@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdarg.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "log.h"
+
+bool log_verbose;
+
+static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+}
+
+void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint(stderr, "cpusteer: ", fmt, ap);
+	va_end(ap);
+}
+
+void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint(stdout, "", fmt, ap);
+	va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	vprint(stderr, "cpusteer: debug: ", fmt, ap);
+	va_end(ap);
+}
+
+/* libbpf's and libxdp's own output, warnings included, is shown only with
+ * -v: cpusteer reports every failure itself in one line, and a multi-line
+ * verifier dump would bury it.
+ */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return log_verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return log_verbose ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+void log_setup_libs(void)
+{
+	libbpf_set_print(libbpf_print);
+	libxdp_set_print(libxdp_print);
+}

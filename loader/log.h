@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Messages to people: one line on stderr per problem, "cpusteer: what: why". */
+#ifndef CPUSTEER_LOG_H
+#define CPUSTEER_LOG_H
+
+#include <stdbool.h>
+
+extern bool log_verbose;
+
+__attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
+
+/* Route libbpf's and libxdp's own output through -v. */
+void log_setup_libs(void);
+
+#endif

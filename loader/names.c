@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <linux/bpf.h>
+#include <netinet/in.h>
+#include "names.h"
+
+static const char *const pass_reasons[CPUSTEER_PASS_REASONS] = {
+	[CPUSTEER_PASS_NON_IP] = "non_ip",
+	[CPUSTEER_PASS_TRUNC_L2] = "truncated_l2",
+	[CPUSTEER_PASS_TRUNC_L3] = "truncated_l3",
+	[CPUSTEER_PASS_BAD_L3] = "bad_l3",
+	[CPUSTEER_PASS_TRUNC_L4] = "truncated_l4",
+	[CPUSTEER_PASS_EXT_HDRS] = "ipv6_ext_headers",
+	[CPUSTEER_PASS_VLAN_DEPTH] = "vlan_depth",
+};
+
+static const char *const errors[CPUSTEER_ERRORS] = {
+	[CPUSTEER_ERR_NO_CPUMAP_ENTRY] = "no_cpumap_entry",
+	[CPUSTEER_ERR_BAD_BUCKET] = "bad_bucket",
+};
+
+const char *pass_reason_name(__u32 reason)
+{
+	return reason < CPUSTEER_PASS_REASONS ? pass_reasons[reason] : "unknown";
+}
+
+const char *error_name(__u32 err)
+{
+	return err < CPUSTEER_ERRORS ? errors[err] : "unknown";
+}
+
+const char *xdp_verdict_name(int verdict)
+{
+	switch (verdict) {
+	case XDP_ABORTED:
+		return "aborted";
+	case XDP_DROP:
+		return "drop";
+	case XDP_PASS:
+		return "pass";
+	case XDP_TX:
+		return "tx";
+	case XDP_REDIRECT:
+		return "redirect";
+	default:
+		return "unknown";
+	}
+}
+
+const char *hash_fn_name(__u32 fn)
+{
+	return fn == CPUSTEER_HASH_JHASH ? "jhash" : "siphash13";
+}
+
+const char *remote_action_name(enum remote_action remote)
+{
+	switch (remote) {
+	case REMOTE_PASS:
+		return "pass";
+	case REMOTE_DROP:
+		return "drop";
+	case REMOTE_REDIRECT:
+		return "redirect";
+	default:
+		return "none";
+	}
+}
+
+const char *ip_proto_name(__u8 proto)
+{
+	static char buf[8];
+
+	switch (proto) {
+	case IPPROTO_TCP:
+		return "tcp";
+	case IPPROTO_UDP:
+		return "udp";
+	case IPPROTO_SCTP:
+		return "sctp";
+	case IPPROTO_ICMP:
+		return "icmp";
+	case IPPROTO_ICMPV6:
+		return "icmpv6";
+	default:
+		snprintf(buf, sizeof(buf), "%u", proto);
+		return buf;
+	}
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Names for counters, verdicts and settings, shared by every output. */
+#ifndef CPUSTEER_NAMES_H
+#define CPUSTEER_NAMES_H
+
+#include "cpusteer.h"
+#include "instance.h"
+
+const char *pass_reason_name(__u32 reason);
+const char *error_name(__u32 err);
+const char *xdp_verdict_name(int verdict);
+const char *hash_fn_name(__u32 fn);
+const char *remote_action_name(enum remote_action remote);
+const char *ip_proto_name(__u8 proto);
+
+#endif

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include "log.h"
+#include "options.h"
+
+int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (!*arg || *end || errno || arg[0] == '-' || v < min || v > max) {
+		log_err("bad %s '%s': expected a whole number from %u to %u", what, arg, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The key is written as 32 hex digits, most significant first. */
+static int parse_key(const char *arg, __u64 key[2])
+{
+	char half[17];
+	int i;
+
+	if (strlen(arg) != 32 || strspn(arg, "0123456789abcdefABCDEF") != 32) {
+		log_err("bad key '%s': expected exactly 32 hex digits (128 bits)", arg);
+		return -EINVAL;
+	}
+	for (i = 0; i < 2; i++) {
+		memcpy(half, arg + 16 * i, 16);
+		half[16] = '\0';
+		key[i] = strtoull(half, NULL, 16);
+	}
+	return 0;
+}
+
+void key_format(const __u64 key[2], char *buf, size_t len)
+{
+	snprintf(buf, len, "%016llx%016llx", (unsigned long long)key[0],
+		 (unsigned long long)key[1]);
+}
+
+static int parse_non_ip(const char *arg, __u32 *cpu)
+{
+	if (!strcmp(arg, "pass")) {
+		*cpu = CPUSTEER_NON_IP_PASS;
+		return 0;
+	}
+	if (!strncmp(arg, "cpu:", 4))
+		return parse_u32("non-IP CPU", arg + 4, 0, CPUSTEER_MAX_CPUS - 1, cpu);
+	log_err("bad --non-ip '%s': expected pass or cpu:N", arg);
+	return -EINVAL;
+}
+
+static int parse_hash(const char *arg, __u32 *fn)
+{
+	if (!strcmp(arg, "siphash13"))
+		*fn = CPUSTEER_HASH_SIPHASH13;
+	else if (!strcmp(arg, "jhash"))
+		*fn = CPUSTEER_HASH_JHASH;
+	else {
+		log_err("bad --hash '%s': expected siphash13 or jhash", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int steer_opts_parse(struct steer_opts *o, int id, const char *arg)
+{
+	int err;
+
+	switch (id) {
+	case OPT_CPUS:
+		o->cpus_given = true;
+		err = cpuset_parse(&o->cpus, arg);
+		break;
+	case OPT_WEIGHTS:
+		o->weights_given = true;
+		o->weights_arg = arg;
+		err = 0;
+		break;
+	case OPT_KEY:
+		o->key_given = true;
+		err = parse_key(arg, o->cfg.key);
+		break;
+	case OPT_SYMMETRIC:
+		o->symmetric_given = true;
+		o->cfg.symmetric = 1;
+		err = 0;
+		break;
+	case OPT_BUCKETS:
+		o->buckets_given = true;
+		err = parse_u32("bucket count", arg, 1, CPUSTEER_MAX_BUCKETS, &o->cfg.nbuckets);
+		break;
+	case OPT_NON_IP:
+		o->non_ip_given = true;
+		err = parse_non_ip(arg, &o->cfg.non_ip_cpu);
+		break;
+	case OPT_HASH:
+		o->hash_given = true;
+		err = parse_hash(arg, &o->cfg.hash_fn);
+		break;
+	default:
+		return 0;
+	}
+	return err ? err : 1;
+}
+
+int steer_opts_validate(const struct steer_opts *o)
+{
+	__u32 i, with_weight = 0;
+	int err;
+
+	err = cpuset_check_online(&o->cpus);
+	if (err)
+		return err;
+	for (i = 0; i < o->cpus.n; i++)
+		with_weight += o->cpus.weight[i] > 0;
+	if (o->cfg.nbuckets < with_weight) {
+		log_err("bad bucket count %u: below the %u CPUs that have a weight, so some would get none",
+			o->cfg.nbuckets, with_weight);
+		return -EINVAL;
+	}
+	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
+		return cpu_check_online(o->cfg.non_ip_cpu);
+	return 0;
+}
+
+int steer_opts_finish(struct steer_opts *o)
+{
+	int err;
+
+	if (!o->cpus_given) {
+		err = cpuset_online(&o->cpus);
+		if (err)
+			return err;
+	}
+	if (o->weights_given) {
+		err = cpuset_parse_weights(&o->cpus, o->weights_arg);
+		if (err)
+			return err;
+	}
+	if (!o->key_given &&
+	    getrandom(o->cfg.key, sizeof(o->cfg.key), 0) != sizeof(o->cfg.key)) {
+		log_err("cannot draw a random hash key: %s", strerror(errno));
+		return -errno;
+	}
+	if (!o->buckets_given)
+		o->cfg.nbuckets = CPUSTEER_DEFAULT_BUCKETS;
+	if (!o->non_ip_given)
+		o->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
+	return steer_opts_validate(o);
+}

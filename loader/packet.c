@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <arpa/inet.h>
+#include <string.h>
+#include <netinet/in.h>
+#include "packet.h"
+
+#define ETH_HLEN 14
+
+void pkt_set_addr4(__u8 *addr, __u32 host_order)
+{
+	__u32 be = htonl(host_order);
+
+	memset(addr, 0, 16);
+	memcpy(addr, &be, 4);
+}
+
+void pkt_spec_init(struct pkt_spec *s, int family, __u8 proto)
+{
+	static const __u8 dst[6] = { 0x02, 0, 0, 0, 0, 2 };
+	static const __u8 src[6] = { 0x02, 0, 0, 0, 0, 1 };
+
+	memset(s, 0, sizeof(*s));
+	memcpy(s->dst_mac, dst, 6);
+	memcpy(s->src_mac, src, 6);
+	s->family = family;
+	s->proto = proto;
+	s->sport = 1000;
+	s->dport = 2000;
+	s->ttl = 64;
+	s->payload_len = 18;
+	if (family == 6) {
+		inet_pton(AF_INET6, "fd00::1", s->saddr);
+		inet_pton(AF_INET6, "fd00::2", s->daddr);
+	} else {
+		pkt_set_addr4(s->saddr, 0x0a000001);
+		pkt_set_addr4(s->daddr, 0x0a000002);
+	}
+}
+
+static __u32 csum_add(__u32 sum, const void *data, size_t len)
+{
+	const __u8 *p = data;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	if (len & 1)
+		sum += p[len - 1] << 8;
+	return sum;
+}
+
+static __u16 csum_fold(__u32 sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons(~sum & 0xffff);
+}
+
+static void put16(__u8 *p, __u16 host)
+{
+	p[0] = host >> 8;
+	p[1] = host & 0xff;
+}
+
+static void put32(__u8 *p, __u32 host)
+{
+	put16(p, host >> 16);
+	put16(p + 2, host & 0xffff);
+}
+
+static bool has_ports(__u8 proto)
+{
+	return proto == IPPROTO_UDP || proto == IPPROTO_TCP || proto == IPPROTO_SCTP;
+}
+
+static size_t l4_header_len(__u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return 20;
+	case IPPROTO_UDP:
+		return 8;
+	case IPPROTO_SCTP:
+		return 12;
+	default:
+		return 0;
+	}
+}
+
+/* Writes the L4 header and payload; returns their length. The checksum is
+ * filled in later, once the pseudo-header is known.
+ */
+static size_t write_l4(const struct pkt_spec *s, __u8 *p, bool with_header)
+{
+	size_t hlen = with_header ? l4_header_len(s->proto) : 0, i;
+
+	memset(p, 0, hlen);
+	if (hlen) {
+		put16(p, s->sport);
+		put16(p + 2, s->dport);
+	}
+	if (with_header && s->proto == IPPROTO_UDP)
+		put16(p + 4, hlen + s->payload_len);
+	if (with_header && s->proto == IPPROTO_TCP) {
+		p[12] = 5 << 4;		/* data offset */
+		p[13] = 0x10;		/* ACK */
+		put16(p + 14, 65535);	/* window */
+	}
+	for (i = 0; i < s->payload_len; i++)
+		p[hlen + i] = (__u8)i;
+	return hlen + s->payload_len;
+}
+
+static void fill_l4_csum(const struct pkt_spec *s, __u8 *l4, size_t len, __u8 proto)
+{
+	__u8 off = proto == IPPROTO_UDP ? 6 : 16;
+	size_t alen = s->family == 6 ? 16 : 4;
+	__u32 sum = 0;
+	__u16 c;
+
+	if (proto != IPPROTO_UDP && proto != IPPROTO_TCP)
+		return;
+	sum = csum_add(sum, s->saddr, alen);
+	sum = csum_add(sum, s->daddr, alen);
+	sum += proto + (len & 0xffff) + (len >> 16);
+	sum = csum_add(sum, l4, len);
+	c = csum_fold(sum);
+	if (proto == IPPROTO_UDP && !c)
+		c = 0xffff;
+	memcpy(l4 + off, &c, 2);
+}
+
+static size_t write_ipv4(const struct pkt_spec *s, __u8 *p, bool l4_header)
+{
+	size_t hlen = 20 + s->ipv4_options_len, l4len;
+	__u16 frag = (s->more_fragments ? 0x2000 : 0) | (s->frag_offset & 0x1fff);
+	__u16 c;
+
+	memset(p, 0, hlen);
+	p[0] = 0x40 | (hlen / 4);
+	p[1] = s->tos;
+	put16(p + 4, s->ip_id);
+	put16(p + 6, frag);
+	p[8] = s->ttl;
+	p[9] = s->proto;
+	memcpy(p + 12, s->saddr, 4);
+	memcpy(p + 16, s->daddr, 4);
+	/* Options: NOPs ending in End of Options, as valid as any. */
+	memset(p + 20, 1, s->ipv4_options_len);
+	if (s->ipv4_options_len)
+		p[hlen - 1] = 0;
+	l4len = write_l4(s, p + hlen, l4_header);
+	put16(p + 2, hlen + l4len);
+	c = csum_fold(csum_add(0, p, hlen));
+	memcpy(p + 10, &c, 2);
+	if (l4_header && !s->fragment)
+		fill_l4_csum(s, p + hlen, l4len, s->proto);
+	return hlen + l4len;
+}
+
+static size_t write_ipv6(const struct pkt_spec *s, __u8 *p, bool l4_header)
+{
+	__u8 *nexthdr = p + 6, *q = p + 40;
+	size_t l4len;
+	int i;
+
+	memset(p, 0, 40);
+	put32(p, (6u << 28) | ((__u32)s->tos << 20) | (s->flow_label & 0xfffff));
+	p[7] = s->ttl;
+	memcpy(p + 8, s->saddr, 16);
+	memcpy(p + 24, s->daddr, 16);
+	for (i = 0; i < s->next; i++) {
+		/* Eight octets each: next header, length 0, six of padding
+		 * (a PadN option for hop-by-hop and destination options).
+		 */
+		*nexthdr = s->ext[i];
+		memset(q, 0, 8);
+		if (s->ext[i] != 43) {
+			q[2] = 1;
+			q[3] = 4;
+		}
+		nexthdr = q;
+		q += 8;
+	}
+	if (s->fragment) {
+		*nexthdr = 44;
+		memset(q, 0, 8);
+		put16(q + 2, (s->frag_offset << 3) | (s->more_fragments ? 1 : 0));
+		put32(q + 4, s->frag_id);
+		nexthdr = q;
+		q += 8;
+	}
+	*nexthdr = s->proto;
+	l4len = write_l4(s, q, l4_header);
+	if (l4_header && !s->fragment)
+		fill_l4_csum(s, q, l4len, s->proto);
+	put16(p + 4, (q - p - 40) + l4len);
+	return (q - p) + l4len;
+}
+
+size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
+{
+	size_t need = ETH_HLEN + 4 * PKT_MAX_VLANS + 60 + 8 * (PKT_MAX_EXT + 1) +
+		      20 + s->payload_len, off = 12;
+	bool l4_header = has_ports(s->proto) && !(s->fragment && s->frag_offset);
+	__u16 ethertype;
+	int i;
+
+	if (cap < need)
+		return 0;
+	memcpy(buf, s->dst_mac, 6);
+	memcpy(buf + 6, s->src_mac, 6);
+	for (i = 0; i < s->nvlan; i++, off += 4) {
+		put16(buf + off, s->vlan_tpid[i]);
+		put16(buf + off + 2, s->vlan_tci[i]);
+	}
+	ethertype = s->family == 4 ? 0x0800 : s->family == 6 ? 0x86dd : s->ethertype;
+	put16(buf + off, ethertype);
+	off += 2;
+	if (s->family == 4)
+		return off + write_ipv4(s, buf + off, l4_header);
+	if (s->family == 6)
+		return off + write_ipv6(s, buf + off, l4_header);
+	memset(buf + off, 0, 46);
+	return off + 46;
+}

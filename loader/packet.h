@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Builds test and benchmark frames: Ethernet with VLAN tags, IPv4 with
+ * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
+ * with valid IPv4, UDP and TCP checksums.
+ */
+#ifndef CPUSTEER_PACKET_H
+#define CPUSTEER_PACKET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+#define PKT_MAX_VLANS 3		/* one more than the program accepts */
+#define PKT_MAX_EXT 10		/* two more than the program walks */
+
+struct pkt_spec {
+	__u8 dst_mac[6], src_mac[6];
+	__u16 vlan_tpid[PKT_MAX_VLANS];	/* outermost first; 0x8100 or 0x88a8 */
+	__u16 vlan_tci[PKT_MAX_VLANS];
+	int nvlan;
+	__u16 ethertype;	/* set for non-IP frames (family 0) */
+	int family;		/* 4, 6, or 0 for a non-IP frame */
+	__u8 saddr[16], daddr[16];	/* IPv4 in the first 4 bytes */
+	__u8 proto;
+	__u16 sport, dport;
+	__u8 tos, ttl;
+	__u16 ip_id;
+	__u32 flow_label;
+	int ipv4_options_len;	/* multiple of 4, at most 40 */
+	__u8 ext[PKT_MAX_EXT];	/* IPv6: 0 hop-by-hop, 43 routing, 60 dest opts */
+	int next;
+	bool fragment;		/* IPv4 MF/offset, or an IPv6 fragment header */
+	__u16 frag_offset;	/* in 8-octet units */
+	bool more_fragments;
+	__u32 frag_id;
+	size_t payload_len;
+};
+
+/* A UDP flow 10.0.0.1:1000 -> 10.0.0.2:2000 (or fd00::1 -> fd00::2). */
+void pkt_spec_init(struct pkt_spec *s, int family, __u8 proto);
+void pkt_set_addr4(__u8 *addr, __u32 host_order);
+
+/* Writes the frame into buf; returns its length, or 0 if cap is too small. */
+size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap);
+
+#endif
