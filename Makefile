@@ -3,7 +3,7 @@
 #   make test       build, then run every selftest (needs root)
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make setup      install the Debian packages the build and tests need
-#   make demo       the live demo on namespaced veth pairs (needs root)
+#   make run        the main job (needs root)
 #   make clean      remove build/
 #   V=1             show the full commands
 
@@ -25,6 +25,7 @@ SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(OUT)/loader/%.o,$(LOADER_SRCS))
 TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/test_*.c))
+TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard selftests/tools/*.c))
 # Everything in loader/ except main.c links into the selftests too.
 LIB_OBJS   := $(filter-out $(OUT)/loader/main.o,$(LOADER_OBJS))
 
@@ -38,14 +39,14 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all test clean vmlinux setup demo help
+.PHONY: all test clean vmlinux setup run help
 
-all: $(OUT)/cpusteer $(TEST_PROGS)
+all: $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
 
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# *//'
 
-$(OUT) $(OUT)/loader $(OUT)/selftests:
+$(OUT) $(OUT)/loader $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) | $(OUT)
@@ -69,14 +70,24 @@ $(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-test: all
+# Small programs the network tests drive (senders, receivers).
+$(OUT)/selftests/tools/%: selftests/tools/%.c | $(OUT)/selftests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< -o $@
+
+test: setup
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)selftests/run.sh
 
 setup:
 	$(Q)scripts/setup.sh
 
-demo: all
-	$(Q)$(OUT)/cpusteer demo
+# The main job. Until the live demo exists it classifies a capture that
+# cpusteer writes itself, through the real kernel program.
+run: setup
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(OUT)/cpusteer sample-pcap $(OUT)/sample.pcap
+	$(Q)$(OUT)/cpusteer classify $(OUT)/sample.pcap
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h

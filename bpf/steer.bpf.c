@@ -70,6 +70,16 @@ struct {
 	__uint(max_entries, 1);
 } decision SEC(".maps");
 
+/* Storage only: the loader's record of this instance, pinned beside the
+ * maps for later commands.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_instance_state);
+	__uint(max_entries, 1);
+} instance_state SEC(".maps");
+
 static __always_inline void
 record(const struct cpusteer_flow_key *key, __u32 hash, __u32 bucket,
        __u32 cpu, __u32 outcome, __u32 reason)

@@ -124,4 +124,34 @@ struct cpusteer_decision {
 	__u32 pad;
 };
 
+/* Device settings as the loader records them: `mask` says which fields
+ * hold a value (bits DEV_* in loader/device.h).
+ */
+struct cpusteer_device_record {
+	__u32 mask;
+	__u32 gro;
+	__u32 threaded;
+	__u32 defer_hard_irqs;
+	__u64 gro_flush_timeout;
+};
+
+/* What `load` was asked for and what it changed, pinned with the maps so
+ * that set, status and unload in later processes know it. The programs
+ * never read it.
+ */
+struct cpusteer_instance_state {
+	__u32 ifindex;
+	__u32 xdp_mode;		/* 1 native, 2 skb (libxdp's enum) */
+	__u32 prog_id;		/* the attached steering program */
+	__u32 notouch;		/* the no-touch floor program is attached */
+	__u32 qsize;
+	__u32 remote;		/* the loader's enum remote_action */
+	__u32 redirect_ifindex;
+	__u32 ncpus;
+	__u32 cpus[CPUSTEER_MAX_CPUS];
+	__u32 weights[CPUSTEER_MAX_CPUS];
+	struct cpusteer_device_record saved;	/* values before cpusteer */
+	struct cpusteer_device_record applied;	/* values cpusteer set */
+};
+
 #endif /* CPUSTEER_H */

@@ -169,7 +169,7 @@ static int setup(struct bench_setup *b)
 		return -ENOMEM;
 	for (i = 0; i < b->opts.cfg.nbuckets; i++)
 		table[i] = BUCKET_UNOWNED;
-	err = instance_apply(&b->steer, &b->opts, NULL, table, &cm, &moved);
+	err = instance_apply(&b->steer, &b->opts, NULL, NULL, table, &cm, &moved);
 	free(table);
 	return err;
 }

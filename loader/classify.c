@@ -202,7 +202,7 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	err = instance_open(&in, true);
 	if (err)
 		goto out_table;
-	err = instance_apply(&in, o, NULL, table, &cm, &moved);
+	err = instance_apply(&in, o, NULL, NULL, table, &cm, &moved);
 	if (err)
 		goto out;
 

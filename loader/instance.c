@@ -4,6 +4,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 #include "indirection.h"
 #include "instance.h"
 #include "log.h"
@@ -36,8 +37,14 @@ int instance_open(struct steer_instance *in, bool record_decisions)
 	return 0;
 }
 
+/* Closes this process's handles only: an attached program stays attached
+ * (the netlink attach outlives the process) until instance_detach().
+ */
 void instance_close(struct steer_instance *in)
 {
+	if (in->xdp)
+		xdp_program__close(in->xdp);
+	in->xdp = NULL;
 	steer__destroy(in->skel);
 	in->skel = NULL;
 }
@@ -92,16 +99,25 @@ static int write_table(struct steer_instance *in, const __u32 *before,
 	return 0;
 }
 
+static bool entry_needs_update(const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
+			       const struct cpumap_opts *cm, __u32 cpu)
+{
+	return !old_cpus || !old_cm || !cpuset_contains(old_cpus, cpu) ||
+	       memcmp(old_cm, cm, sizeof(*cm));
+}
+
 int instance_apply(struct steer_instance *in, const struct steer_opts *o,
-		   const struct cpuset *old_cpus, __u32 *table,
-		   const struct cpumap_opts *cm, __u32 *moved)
+		   const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
+		   __u32 *table, const struct cpumap_opts *cm, __u32 *moved)
 {
 	__u32 nb = o->cfg.nbuckets, zero = 0, i, *before;
 	int err = 0;
 
 	for (i = 0; i < o->cpus.n && !err; i++)
-		err = set_cpu_entry(in, o->cpus.cpu[i], cm);
-	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
+		if (entry_needs_update(old_cpus, old_cm, cm, o->cpus.cpu[i]))
+			err = set_cpu_entry(in, o->cpus.cpu[i], cm);
+	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS &&
+	    entry_needs_update(old_cpus, old_cm, cm, o->cfg.non_ip_cpu))
 		err = set_cpu_entry(in, o->cfg.non_ip_cpu, cm);
 	if (!err && cm->remote == REMOTE_REDIRECT &&
 	    bpf_map_update_elem(bpf_map__fd(in->skel->maps.remote_devmap), &zero,

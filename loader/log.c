@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "log.h"
@@ -63,4 +65,12 @@ void log_setup_libs(void)
 {
 	libbpf_set_print(libbpf_print);
 	libxdp_set_print(libxdp_print);
+}
+
+int require_root(const char *command)
+{
+	if (geteuid() == 0)
+		return 0;
+	log_err("%s needs root (CAP_BPF, CAP_NET_ADMIN and bpffs access)", command);
+	return -EPERM;
 }

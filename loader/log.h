@@ -11,6 +11,9 @@ __attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
 
+/* One line and -EPERM unless running as root. */
+int require_root(const char *command);
+
 /* Route libbpf's and libxdp's own output through -v. */
 void log_setup_libs(void);
 

@@ -14,6 +14,11 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "load", cmd_load, "attach to an interface, maps filled first" },
+	{ "set", cmd_set, "change CPUs, weights, queues, key on a running instance" },
+	{ "status", cmd_status, "show instances, their settings and kernel features" },
+	{ "unload", cmd_unload, "detach, restore device settings, remove pins" },
+	{ "stats", cmd_stats, "live per-CPU rates: receive, enqueue, kthread, XDP errors" },
 	{ "classify", cmd_classify, "run a capture through the steering program, per-packet CPU" },
 	{ "sample-pcap", cmd_sample_pcap, "write a capture that exercises every parsing path" },
 	{ "bench", cmd_bench, "measure steering cost (--program: per-packet ns by test runs)" },

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Probes of what the running kernel offers, so cpusteer degrades with a
+ * message instead of failing where an older kernel lacks something.
+ */
+#ifndef CPUSTEER_KERNEL_FEATURES_H
+#define CPUSTEER_KERNEL_FEATURES_H
+
+#include <stdbool.h>
+
+bool kernel_has_btf(void);
+/* Whether tp_btf/NAME can attach: vmlinux BTF has btf_trace_NAME. */
+bool kernel_has_tracepoint(const char *name);
+
+#endif

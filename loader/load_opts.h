@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Options of `load` and `set`: the steering options plus the cpumap entry
+ * settings and the device's GRO and NAPI knobs.
+ */
+#ifndef CPUSTEER_LOAD_OPTS_H
+#define CPUSTEER_LOAD_OPTS_H
+
+#include "device.h"
+#include "instance.h"
+#include "options.h"
+
+/* xdp-bench's reasoning: the queue must absorb what arrives while the
+ * target CPU's kthread wakes up (tens of microseconds at tens of Mpps
+ * is a few thousand frames); 2048 does that without pinning much memory.
+ */
+#define DEFAULT_QSIZE 2048
+#define MAX_QSIZE 16384		/* larger sizes fail with EOVERFLOW */
+
+struct load_opts {
+	struct steer_opts steer;
+	struct cpumap_opts cm;
+	bool qsize_given, remote_given;
+	struct device_settings dev;	/* dev.mask: what was asked for */
+	int xdp_mode;			/* libxdp enum xdp_attach_mode */
+	bool xdp_mode_given, notouch, symmetric_off;
+	const char *ifname;
+};
+
+/* Parses argv for `command` ("load" or "set"); prints usage or one error
+ * line. Returns 0, 1 when --help was printed, or a negative errno.
+ */
+int load_opts_parse(struct load_opts *lo, const char *command, int argc, char **argv);
+
+#endif

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Conversions between the pinned instance record and the loader's own
+ * types (CPU sets, device settings, options).
+ */
+#ifndef CPUSTEER_STATE_H
+#define CPUSTEER_STATE_H
+
+#include "cpusteer.h"
+#include "device.h"
+#include "load_opts.h"
+
+void state_from_opts(struct cpusteer_instance_state *st, const struct load_opts *lo, int ifindex);
+void state_set_cpus(struct cpusteer_instance_state *st, const struct cpuset *set);
+void state_get_cpus(const struct cpusteer_instance_state *st, struct cpuset *set);
+void state_set_device(struct cpusteer_instance_state *st, const struct device_settings *saved,
+		      const struct device_settings *applied);
+void state_get_saved(const struct cpusteer_instance_state *st, struct device_settings *saved);
+void state_get_applied(const struct cpusteer_instance_state *st, struct device_settings *applied);
+void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_opts *cm);
+
+#endif

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Device knobs (loader/device.c) on veth pairs in a private network
+ * namespace:
+ *
+ *   host namespace                     namespace cstdev<pid>
+ *   +------------------------+         +--------------------------------+
+ *   | d<pid>t  <-> d<pid>u   |         | d<pid>t  <-> d<pid>v  "twin"   |
+ *   | (same name and ifindex |         | d<pid>aN <-> d<pid>bN  one     |
+ *   |  as the twin inside)   |         |   fresh pair per test          |
+ *   +------------------------+         +--------------------------------+
+ *
+ * A child process enters the namespace with setns(2) and runs the tests
+ * twice over:
+ *  1. with the host's /sys still mounted, as after `nsenter --net`: the
+ *     NAPI settings must go through netlink, and the host twin (the same
+ *     name and ifindex in /sys/class/net) must stay untouched;
+ *  2. in a private mount namespace with a sysfs of its own, as under
+ *     `ip netns exec`: the NAPI settings go through sysfs.
+ * The parent removes the namespace and the host twin however the child
+ * ends.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include "device.h"
+#include "test_util.h"
+
+static char netns[32], twin[IFNAMSIZ];
+static int pair_seq;
+static pid_t child;
+
+/* ---- helpers ---------------------------------------------------------- */
+
+/* Runs a shell command quietly; on failure shows it, for the reader. */
+__attribute__((format(printf, 1, 2))) static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc)
+		printf("#   command failed (%d): %s\n", rc, cmd);
+	return rc;
+}
+
+struct pair {
+	char a[IFNAMSIZ], b[IFNAMSIZ];
+};
+
+/* A fresh veth pair, both ends up; GRO on `a` is what gives a veth NAPI
+ * instances.
+ */
+static int pair_make(struct pair *p, bool gro)
+{
+	pair_seq++;
+	snprintf(p->a, sizeof(p->a), "d%da%d", (int)getpid(), pair_seq);
+	snprintf(p->b, sizeof(p->b), "d%db%d", (int)getpid(), pair_seq);
+	if (sh("ip link add %s type veth peer name %s && ip link set %s up && ip link set %s up",
+	       p->a, p->b, p->a, p->b))
+		return -1;
+	return gro ? sh("ethtool -K %s gro on >/dev/null", p->a) : 0;
+}
+
+static void pair_del(const struct pair *p)
+{
+	sh("ip link del %s", p->a);
+}
+
+/* What `ethtool -k` says about a feature: 1 on, 0 off, -1 not found. */
+static int ethtool_k(const char *ifname, const char *feature)
+{
+	char cmd[128], line[256];
+	size_t flen = strlen(feature);
+	int state = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ethtool -k %s 2>/dev/null", ifname);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, feature, flen) && line[flen] == ':')
+			state = !strncmp(line + flen + 1, " on", 3);
+	pclose(f);
+	return state;
+}
+
+/* A sysfs file of the device as this process's /sys shows it; -1 if none. */
+static long long sysfs_value(const char *ifname, const char *file)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Whether a threaded-NAPI kthread of the device runs. Its name is
+ * "napi/IFACE-ID", cut to the 15 characters of a task name.
+ */
+static bool napi_kthread_exists(const char *ifname)
+{
+	char want[64], path[300], comm[32];
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "napi/%s-", ifname);
+	want[15] = '\0';
+	dir = opendir("/proc");
+	while (dir && !found && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		found = fgets(comm, sizeof(comm), f) && !strncmp(comm, want, strlen(want));
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/* Catches what the code under test prints on stderr. */
+struct capture {
+	int saved, fd;
+	char text[1024];
+	int lines;
+};
+
+static void capture_start(struct capture *c)
+{
+	char path[] = "/tmp/cpusteer-test-device.XXXXXX";
+
+	fflush(stderr);
+	c->fd = mkstemp(path);
+	unlink(path);
+	c->saved = dup(2);
+	dup2(c->fd, 2);
+}
+
+static void capture_end(struct capture *c)
+{
+	ssize_t n;
+	int i;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	n = pread(c->fd, c->text, sizeof(c->text) - 1, 0);
+	close(c->fd);
+	c->text[n > 0 ? n : 0] = '\0';
+	for (c->lines = 0, i = 0; c->text[i]; i++)
+		c->lines += c->text[i] == '\n';
+	if (c->text[0])
+		printf("#   stderr: %s", c->text);
+}
+
+static bool kernel_at_least(int want_major, int want_minor)
+{
+	int major = 0, minor = 0;
+	struct utsname u;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	return major > want_major || (major == want_major && minor >= want_minor);
+}
+
+/* Without their own sysfs the NAPI settings need netlink NAPI_SET (6.13),
+ * and per-NAPI threaded (6.17).
+ */
+#define NEED_NETLINK(major, minor)                                              \
+	do {                                                                    \
+		if (!kernel_at_least(major, minor))                             \
+			SKIP("netlink NAPI settings need kernel " #major "." #minor); \
+	} while (0)
+
+static struct device_settings read_dev(const char *ifname)
+{
+	struct device_settings cur;
+
+	if (device_read(ifname, &cur))
+		memset(&cur, 0, sizeof(cur));
+	return cur;
+}
+
+/* ---- tests that do not depend on how NAPI settings are reached -------- */
+
+static void test_bad_interface_is_one_error_line(void)
+{
+	struct device_settings want = { .mask = DEV_GRO, .gro = 1 }, saved = { 0 }, cur;
+	char name[IFNAMSIZ];
+	struct capture c;
+	int err;
+
+	snprintf(name, sizeof(name), "nosuch%d", (int)getpid());
+	capture_start(&c);
+	err = device_apply(name, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -ENODEV, "device_apply on a missing interface");
+	ASSERT_EQ(c.lines, 1, "stderr lines from device_apply");
+	ASSERT_TRUE(strstr(c.text, name) != NULL, "the message names the interface");
+	ASSERT_EQ(saved.mask, 0, "nothing saved");
+
+	capture_start(&c);
+	err = device_read(name, &cur);
+	capture_end(&c);
+	ASSERT_EQ(err, -ENODEV, "device_read on a missing interface");
+	ASSERT_EQ(c.lines, 1, "stderr lines from device_read");
+
+	saved.mask = DEV_GRO;
+	capture_start(&c);
+	err = device_restore(name, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -ENODEV, "device_restore on a vanished interface");
+	ASSERT_EQ(c.lines, 0, "device_restore prints nothing for a vanished interface");
+}
+
+static void test_bad_value_changes_nothing(void)
+{
+	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT | DEV_GRO,
+					.gro_flush_timeout = 5000, .gro = 2 };
+	struct device_settings saved = { 0 };
+	struct capture c;
+	struct pair p;
+	int err;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	capture_start(&c);
+	err = device_apply(p.a, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -EINVAL, "GRO = 2 is refused");
+	ASSERT_EQ(c.lines, 1, "stderr lines");
+	ASSERT_EQ(read_dev(p.a).gro_flush_timeout, 0, "gro_flush_timeout untouched");
+	ASSERT_EQ(saved.mask, 0, "nothing saved");
+	pair_del(&p);
+}
+
+static void test_cpumap_gro_probe(void)
+{
+	if (!kernel_at_least(6, 15))
+		SKIP("the cpumap does GRO only since 6.15");
+	ASSERT_TRUE(device_cpumap_gro_probe(), "cpumap GRO on this kernel");
+}
+
+static void test_is_veth(void)
+{
+	struct pair p;
+
+	if (pair_make(&p, false))
+		SKIP("cannot create a veth pair");
+	ASSERT_TRUE(device_is_veth(p.a), "a veth is a veth");
+	ASSERT_TRUE(!device_is_veth("lo"), "lo is not a veth");
+	ASSERT_TRUE(!device_is_veth("nosuch0"), "a missing interface is not a veth");
+	pair_del(&p);
+}
+
+static void test_tx_csum_off_and_on(void)
+{
+	struct pair p;
+
+	if (pair_make(&p, false))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(device_set_tx_csum(p.a, false), 0, "tx checksumming off");
+	ASSERT_EQ(ethtool_k(p.a, "tx-checksumming"), 0, "ethtool -k after off");
+	ASSERT_EQ(device_set_tx_csum(p.a, true), 0, "tx checksumming on");
+	ASSERT_EQ(ethtool_k(p.a, "tx-checksumming"), 1, "ethtool -k after on");
+	pair_del(&p);
+}
+
+static void test_gro_off_then_restore(void)
+{
+	struct device_settings want = { .mask = DEV_GRO, .gro = 0 }, saved = { 0 }, cur;
+	struct pair p;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "apply GRO off");
+	cur = read_dev(p.a);
+	ASSERT_TRUE(cur.mask & DEV_GRO, "GRO readable");
+	ASSERT_EQ(cur.gro, 0, "GRO after apply");
+	ASSERT_EQ(ethtool_k(p.a, "generic-receive-offload"), 0, "ethtool -k after apply");
+	ASSERT_EQ(saved.mask, DEV_GRO, "saved mask");
+	ASSERT_EQ(saved.gro, 1, "saved GRO");
+
+	ASSERT_EQ(device_restore(p.a, &saved), 0, "restore");
+	ASSERT_EQ(read_dev(p.a).gro, 1, "GRO after restore");
+	ASSERT_EQ(ethtool_k(p.a, "generic-receive-offload"), 1, "ethtool -k after restore");
+	pair_del(&p);
+}
+
+/* ---- tests run once per way of reaching the NAPI settings ------------- */
+
+static void repeated_apply_keeps_original(void)
+{
+	struct device_settings saved = { 0 }, want = { .mask = DEV_GRO_FLUSH_TIMEOUT };
+	struct device_settings cur;
+	struct pair p;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	want.gro_flush_timeout = 1000;
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "first apply");
+	want.gro_flush_timeout = 2000;
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "second apply");
+	cur = read_dev(p.a);
+	ASSERT_EQ(cur.gro_flush_timeout, 2000, "gro_flush_timeout after two applies");
+	ASSERT_EQ(saved.gro_flush_timeout, 0, "saved gro_flush_timeout is the original");
+
+	want = (struct device_settings){ .mask = DEV_GRO, .gro = 0 };
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "GRO off");
+	want.gro = 1;
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "GRO on again");
+	ASSERT_EQ(saved.mask, DEV_GRO | DEV_GRO_FLUSH_TIMEOUT, "saved mask");
+	ASSERT_EQ(saved.gro, 1, "saved GRO is the original");
+
+	want.gro = 0;
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "GRO off again");
+	ASSERT_EQ(device_restore(p.a, &saved), 0, "restore");
+	cur = read_dev(p.a);
+	ASSERT_EQ(cur.gro, 1, "GRO after restore");
+	ASSERT_EQ(cur.gro_flush_timeout, 0, "gro_flush_timeout after restore");
+	pair_del(&p);
+}
+
+static void napi_settings_round_trip(bool sysfs)
+{
+	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT | DEV_DEFER_HARD_IRQS,
+					.gro_flush_timeout = 20000, .defer_hard_irqs = 3 };
+	struct device_settings saved = { 0 }, cur;
+	struct pair p;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "apply");
+	cur = read_dev(p.a);
+	ASSERT_EQ(cur.mask & want.mask, want.mask, "both readable");
+	ASSERT_EQ(cur.gro_flush_timeout, 20000, "gro_flush_timeout after apply");
+	ASSERT_EQ(cur.defer_hard_irqs, 3, "napi_defer_hard_irqs after apply");
+	ASSERT_EQ(saved.gro_flush_timeout, 0, "saved gro_flush_timeout");
+	ASSERT_EQ(saved.defer_hard_irqs, 0, "saved napi_defer_hard_irqs");
+	if (sysfs) {
+		ASSERT_EQ(sysfs_value(p.a, "gro_flush_timeout"), 20000, "sysfs gro_flush_timeout");
+		ASSERT_EQ(sysfs_value(p.a, "napi_defer_hard_irqs"), 3, "sysfs napi_defer_hard_irqs");
+	}
+
+	ASSERT_EQ(device_restore(p.a, &saved), 0, "restore");
+	cur = read_dev(p.a);
+	ASSERT_EQ(cur.gro_flush_timeout, 0, "gro_flush_timeout after restore");
+	ASSERT_EQ(cur.defer_hard_irqs, 0, "napi_defer_hard_irqs after restore");
+	if (sysfs)
+		ASSERT_EQ(sysfs_value(p.a, "gro_flush_timeout"), 0, "sysfs after restore");
+	pair_del(&p);
+}
+
+static void threaded_napi_round_trip(void)
+{
+	struct device_settings want = { .mask = DEV_THREADED_NAPI, .threaded = 1 };
+	struct device_settings saved = { 0 };
+	struct pair p;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "threaded on (GRO on, so NAPI exists)");
+	ASSERT_EQ(read_dev(p.a).threaded, 1, "threaded after apply");
+	ASSERT_TRUE(napi_kthread_exists(p.a), "a napi/IFACE kthread runs");
+	ASSERT_EQ(saved.threaded, 0, "saved threaded");
+	ASSERT_EQ(device_restore(p.a, &saved), 0, "restore");
+	ASSERT_EQ(read_dev(p.a).threaded, 0, "threaded after restore");
+	pair_del(&p);
+}
+
+static void threaded_without_napi_is_explained(void)
+{
+	struct device_settings want = { .mask = DEV_THREADED_NAPI, .threaded = 1 };
+	struct device_settings saved = { 0 };
+	struct capture c;
+	struct pair p;
+	int err;
+
+	if (pair_make(&p, false))
+		SKIP("cannot create a veth pair");
+	capture_start(&c);
+	err = device_apply(p.a, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -EOPNOTSUPP, "threaded on a veth without GRO or XDP");
+	ASSERT_EQ(c.lines, 1, "stderr lines");
+	ASSERT_TRUE(strstr(c.text, "no NAPI instances") && strstr(c.text, p.a),
+		    "the message names the device and the missing NAPI");
+	ASSERT_EQ(saved.mask, 0, "nothing saved");
+	pair_del(&p);
+}
+
+/* gro_flush_timeout changes, then the kernel refuses the defer count. */
+static void failed_apply_restores_gro_flush_timeout(void)
+{
+	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT | DEV_DEFER_HARD_IRQS,
+					.gro_flush_timeout = 5000,
+					.defer_hard_irqs = 0x80000000u };
+	struct device_settings saved = { 0 }, cur;
+	struct capture c;
+	struct pair p;
+	int err;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	capture_start(&c);
+	err = device_apply(p.a, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -ERANGE, "a defer count above S32_MAX");
+	ASSERT_EQ(c.lines, 1, "stderr lines");
+	cur = read_dev(p.a);
+	ASSERT_EQ(cur.gro_flush_timeout, 0, "gro_flush_timeout back");
+	ASSERT_EQ(cur.defer_hard_irqs, 0, "napi_defer_hard_irqs untouched");
+	ASSERT_EQ(saved.mask, 0, "saved left as it was");
+	pair_del(&p);
+}
+
+/* GRO goes off (and takes the veth's NAPI instances along), then threaded
+ * NAPI cannot be set.
+ */
+static void failed_apply_restores_gro(void)
+{
+	struct device_settings want = { .mask = DEV_GRO | DEV_THREADED_NAPI,
+					.gro = 0, .threaded = 1 };
+	struct device_settings saved = { .mask = DEV_GRO_FLUSH_TIMEOUT,
+					 .gro_flush_timeout = 42 };
+	struct capture c;
+	struct pair p;
+	int err;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	capture_start(&c);
+	err = device_apply(p.a, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -EOPNOTSUPP, "threaded once GRO is off");
+	ASSERT_EQ(c.lines, 1, "stderr lines");
+	ASSERT_EQ(read_dev(p.a).gro, 1, "GRO back on");
+	ASSERT_EQ(ethtool_k(p.a, "generic-receive-offload"), 1, "ethtool -k");
+	ASSERT_EQ(saved.mask, DEV_GRO_FLUSH_TIMEOUT, "saved mask as it was");
+	ASSERT_EQ(saved.gro_flush_timeout, 42, "saved values as they were");
+	pair_del(&p);
+}
+
+/* Threaded NAPI was set while the veth had NAPI instances (here from
+ * GRO; under cpusteer from its XDP program), and they are gone when it is
+ * restored.
+ */
+static void restore_threaded_after_napi_gone(bool sysfs)
+{
+	struct device_settings want = { .mask = DEV_THREADED_NAPI, .threaded = 1 };
+	struct device_settings saved = { 0 };
+	struct pair p;
+
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(device_apply(p.a, &want, &saved), 0, "threaded on");
+	if (sh("ethtool -K %s gro off >/dev/null", p.a))
+		SKIP("cannot turn GRO off");
+	ASSERT_EQ(device_restore(p.a, &saved), 0, "restore without NAPI instances");
+	ASSERT_EQ(ethtool_k(p.a, "generic-receive-offload"), 0, "GRO still off");
+	if (sysfs)
+		ASSERT_EQ(sysfs_value(p.a, "threaded"), 0, "sysfs threaded after restore");
+	/* New instances must start unthreaded. */
+	if (sh("ethtool -K %s gro on >/dev/null", p.a))
+		SKIP("cannot turn GRO on");
+	ASSERT_EQ(read_dev(p.a).threaded, 0, "threaded on new NAPI instances");
+	ASSERT_TRUE(!napi_kthread_exists(p.a), "no napi/IFACE kthread");
+	pair_del(&p);
+}
+
+static void test_repeated_apply_keeps_original_netlink(void)
+{
+	NEED_NETLINK(6, 13);
+	repeated_apply_keeps_original();
+}
+
+static void test_repeated_apply_keeps_original_sysfs(void)
+{
+	repeated_apply_keeps_original();
+}
+
+static void test_napi_settings_round_trip_netlink(void)
+{
+	NEED_NETLINK(6, 13);
+	napi_settings_round_trip(false);
+}
+
+static void test_napi_settings_round_trip_sysfs(void)
+{
+	napi_settings_round_trip(true);
+}
+
+static void test_threaded_napi_round_trip_netlink(void)
+{
+	NEED_NETLINK(6, 17);
+	threaded_napi_round_trip();
+}
+
+static void test_threaded_napi_round_trip_sysfs(void)
+{
+	threaded_napi_round_trip();
+}
+
+static void test_threaded_without_napi_is_explained_netlink(void)
+{
+	NEED_NETLINK(6, 13);
+	threaded_without_napi_is_explained();
+}
+
+static void test_threaded_without_napi_is_explained_sysfs(void)
+{
+	threaded_without_napi_is_explained();
+}
+
+static void test_failed_apply_restores_gro_flush_timeout_netlink(void)
+{
+	NEED_NETLINK(6, 13);
+	failed_apply_restores_gro_flush_timeout();
+}
+
+static void test_failed_apply_restores_gro_flush_timeout_sysfs(void)
+{
+	failed_apply_restores_gro_flush_timeout();
+}
+
+static void test_failed_apply_restores_gro_netlink(void)
+{
+	NEED_NETLINK(6, 17);
+	failed_apply_restores_gro();
+}
+
+static void test_failed_apply_restores_gro_sysfs(void)
+{
+	failed_apply_restores_gro();
+}
+
+static void test_restore_threaded_after_napi_gone_netlink(void)
+{
+	NEED_NETLINK(6, 17);
+	restore_threaded_after_napi_gone(false);
+}
+
+static void test_restore_threaded_after_napi_gone_sysfs(void)
+{
+	restore_threaded_after_napi_gone(true);
+}
+
+/* Only sysfs can hold gro_flush_timeout on a device without NAPI
+ * instances: it changes, then threaded NAPI fails.
+ */
+static void test_failed_threaded_restores_gro_flush_timeout_sysfs(void)
+{
+	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT | DEV_THREADED_NAPI,
+					.gro_flush_timeout = 5000, .threaded = 1 };
+	struct device_settings saved = { 0 };
+	struct capture c;
+	struct pair p;
+	int err;
+
+	if (pair_make(&p, false))
+		SKIP("cannot create a veth pair");
+	capture_start(&c);
+	err = device_apply(p.a, &want, &saved);
+	capture_end(&c);
+	ASSERT_EQ(err, -EOPNOTSUPP, "threaded on a veth without NAPI");
+	ASSERT_EQ(c.lines, 1, "stderr lines");
+	ASSERT_EQ(read_dev(p.a).gro_flush_timeout, 0, "gro_flush_timeout back");
+	ASSERT_EQ(sysfs_value(p.a, "gro_flush_timeout"), 0, "sysfs gro_flush_timeout back");
+	ASSERT_EQ(saved.mask, 0, "nothing saved");
+	pair_del(&p);
+}
+
+/* The host's /sys shows the host twin under the same name and ifindex:
+ * a write there would change the wrong device.
+ */
+static void test_other_namespace_sysfs_untouched_netlink(void)
+{
+	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT,
+					.gro_flush_timeout = 7000 };
+	struct device_settings saved = { 0 };
+
+	NEED_NETLINK(6, 13);
+	if (sysfs_value(twin, "ifindex") != (long long)if_nametoindex(twin))
+		SKIP("the host twin does not share the ifindex");
+	ASSERT_EQ(device_apply(twin, &want, &saved), 0, "apply inside the namespace");
+	ASSERT_EQ(read_dev(twin).gro_flush_timeout, 7000, "the namespace's device changed");
+	ASSERT_EQ(sysfs_value(twin, "gro_flush_timeout"), 0, "the host twin did not");
+	ASSERT_EQ(device_restore(twin, &saved), 0, "restore");
+	ASSERT_EQ(read_dev(twin).gro_flush_timeout, 0, "after restore");
+}
+
+/* ---- setup, the two passes, teardown ---------------------------------- */
+
+static int enter_netns(void)
+{
+	char path[64];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	err = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return err;
+}
+
+/* What `ip netns exec` does: a sysfs that shows the current namespace,
+ * in a mount namespace of our own.
+ */
+static int own_sysfs(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+		return -1;
+	return mount("sysfs", "/sys", "sysfs", 0, NULL);
+}
+
+static int run_tests(void)
+{
+	if (enter_netns()) {
+		printf("not ok - setup: cannot enter %s: %s\n", netns, strerror(errno));
+		return 1;
+	}
+	RUN_TEST(test_bad_interface_is_one_error_line);
+	RUN_TEST(test_bad_value_changes_nothing);
+	RUN_TEST(test_cpumap_gro_probe);
+	RUN_TEST(test_is_veth);
+	RUN_TEST(test_tx_csum_off_and_on);
+	RUN_TEST(test_gro_off_then_restore);
+
+	RUN_TEST(test_other_namespace_sysfs_untouched_netlink);
+	RUN_TEST(test_repeated_apply_keeps_original_netlink);
+	RUN_TEST(test_napi_settings_round_trip_netlink);
+	RUN_TEST(test_threaded_napi_round_trip_netlink);
+	RUN_TEST(test_threaded_without_napi_is_explained_netlink);
+	RUN_TEST(test_failed_apply_restores_gro_flush_timeout_netlink);
+	RUN_TEST(test_failed_apply_restores_gro_netlink);
+	RUN_TEST(test_restore_threaded_after_napi_gone_netlink);
+
+	if (own_sysfs()) {
+		printf("not ok - setup: cannot mount a sysfs for %s: %s\n", netns, strerror(errno));
+		return 1;
+	}
+	RUN_TEST(test_repeated_apply_keeps_original_sysfs);
+	RUN_TEST(test_napi_settings_round_trip_sysfs);
+	RUN_TEST(test_threaded_napi_round_trip_sysfs);
+	RUN_TEST(test_threaded_without_napi_is_explained_sysfs);
+	RUN_TEST(test_failed_apply_restores_gro_flush_timeout_sysfs);
+	RUN_TEST(test_failed_apply_restores_gro_sysfs);
+	RUN_TEST(test_failed_threaded_restores_gro_flush_timeout_sysfs);
+	RUN_TEST(test_restore_threaded_after_napi_gone_sysfs);
+	return tu_total_failed ? 1 : 0;
+}
+
+/* The namespace, and in the host a twin of one of its devices: same name,
+ * same ifindex.
+ */
+static int setup(void)
+{
+	char peer[IFNAMSIZ], host_peer[IFNAMSIZ];
+	unsigned int ifindex;
+
+	snprintf(twin, sizeof(twin), "d%dt", (int)getpid());
+	snprintf(host_peer, sizeof(host_peer), "d%du", (int)getpid());
+	snprintf(peer, sizeof(peer), "d%dv", (int)getpid());
+	if (sh("ip netns add %s", netns) ||
+	    sh("ip link add %s type veth peer name %s", twin, host_peer))
+		return -1;
+	ifindex = if_nametoindex(twin);
+	return sh("ip -n %s link add %s index %u type veth peer name %s && "
+		  "ip -n %s link set %s up && ip -n %s link set %s up && "
+		  "ip netns exec %s ethtool -K %s gro on >/dev/null",
+		  netns, twin, ifindex, peer, netns, twin, netns, peer, netns, twin);
+}
+
+static void teardown(void)
+{
+	sh("ip link del %s 2>/dev/null || true", twin);
+	sh("ip netns del %s 2>/dev/null || true", netns);
+}
+
+/* A timeout or ^C must not leave the namespace behind: stop the child
+ * and let main clean up.
+ */
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (child > 0)
+		kill(child, SIGKILL);
+}
+
+int main(void)
+{
+	int status = 0, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	snprintf(netns, sizeof(netns), "cstdev%d", (int)getpid());
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	if (setup()) {
+		printf("not ok - setup: cannot create the namespace and veth pairs\n");
+		teardown();
+		return 1;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		exit(run_tests());
+	}
+	if (child < 0)
+		printf("not ok - setup: fork: %s\n", strerror(errno));
+	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	teardown();
+	rc = child > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+	if (child > 0 && WIFSIGNALED(status))
+		printf("not ok - test_device: the tests died of signal %d\n", WTERMSIG(status));
+	return rc;
+}
