@@ -212,9 +212,12 @@ int cpusteer_notouch(struct xdp_md *ctx)
 
 	cnt = bpf_map_lookup_elem(&counters, &zero);
 	cfg = bpf_map_lookup_elem(&config_map, &zero);
-	if (!cnt || !cfg || !cfg->nbuckets)
-		return XDP_PASS;
+	if (!cnt || !cfg)
+		return XDP_PASS; /* cannot happen: both are arrays with entry 0 */
 	cnt->rx_packets++;
+	if (!cfg->nbuckets)
+		return fail_with(cnt, &key, 0, 0, CPUSTEER_NON_IP_PASS,
+				 CPUSTEER_ERR_BAD_BUCKET);
 	bucket = cnt->rx_packets % cfg->nbuckets;
 	return redirect_via_bucket(cnt, cfg, &key, 0, bucket);
 }

@@ -216,7 +216,7 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 		if (err) {
 			log_err("cannot classify frame %llu: %s", (unsigned long long)index,
 				strerror(-err));
-			goto out;
+			break;
 		}
 		if (redirected(&r) && r.d.cpu < CPUSTEER_MAX_CPUS)
 			redirected_to[r.d.cpu]++;
@@ -225,12 +225,12 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 		else
 			print_row(index, len, &r);
 	}
-	if (rc < 0) {
+	if (rc < 0)
 		err = rc;
-		goto out;
-	}
-	if (as_json) {
+	/* JSON stays well-formed even when a frame fails midway. */
+	if (as_json)
 		json_array_close(&j);
+	if (as_json && !err) {
 		json_object_open(&j, "redirected_per_cpu");
 		for (i = 0; i < o->cpus.n; i++) {
 			char name[12];
@@ -239,8 +239,10 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 			json_uint(&j, name, redirected_to[o->cpus.cpu[i]]);
 		}
 		json_object_close(&j);
+	}
+	if (as_json)
 		json_object_close(&j);
-	} else {
+	else if (!err) {
 		printf("%llu frames;", (unsigned long long)index);
 		for (i = 0; i < o->cpus.n; i++)
 			printf(" cpu %u: %llu", o->cpus.cpu[i],

@@ -99,6 +99,15 @@ static int write_table(struct steer_instance *in, const __u32 *before,
 	return 0;
 }
 
+/* Removes the cpumap entry of a CPU the new configuration no longer uses;
+ * its kthread drains what is queued before it stops.
+ */
+static void drop_unused_entry(struct steer_instance *in, const struct steer_opts *o, __u32 cpu)
+{
+	if (!cpu_in_use(&o->cpus, o->cfg.non_ip_cpu, cpu))
+		bpf_map_delete_elem(bpf_map__fd(in->skel->maps.cpu_map), &cpu);
+}
+
 static bool entry_needs_update(const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
 			       const struct cpumap_opts *cm, __u32 cpu)
 {
@@ -111,6 +120,7 @@ int instance_apply(struct steer_instance *in, const struct steer_opts *o,
 		   __u32 *table, const struct cpumap_opts *cm, __u32 *moved)
 {
 	__u32 nb = o->cfg.nbuckets, zero = 0, i, *before;
+	struct cpusteer_config old_cfg;
 	int err = 0;
 
 	for (i = 0; i < o->cpus.n && !err; i++)
@@ -139,16 +149,16 @@ int instance_apply(struct steer_instance *in, const struct steer_opts *o,
 	if (err)
 		return err;
 
+	if (old_cpus && bpf_map_lookup_elem(bpf_map__fd(in->skel->maps.config_map), &zero, &old_cfg))
+		return -errno;
 	err = instance_write_config(in, &o->cfg);
 	if (err)
 		return err;
 
-	for (i = 0; old_cpus && i < old_cpus->n; i++) {
-		__u32 cpu = old_cpus->cpu[i];
-
-		if (!cpu_in_use(&o->cpus, o->cfg.non_ip_cpu, cpu))
-			bpf_map_delete_elem(bpf_map__fd(in->skel->maps.cpu_map), &cpu);
-	}
+	for (i = 0; old_cpus && i < old_cpus->n; i++)
+		drop_unused_entry(in, o, old_cpus->cpu[i]);
+	if (old_cpus && old_cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
+		drop_unused_entry(in, o, old_cfg.non_ip_cpu);
 	return 0;
 }
 

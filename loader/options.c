@@ -13,7 +13,7 @@ int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *ou
 	char *end;
 
 	errno = 0;
-	v = strtoull(arg, &end, 0);
+	v = strtoull(arg, &end, 10);
 	if (!*arg || *end || errno || arg[0] == '-' || v < min || v > max) {
 		log_err("bad %s '%s': expected a whole number from %u to %u", what, arg, min, max);
 		return -EINVAL;
