@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# cpusteer classify and sample-pcap from the command line: the --json
+# schema, reproducibility with a fixed --key, how far a new key moves
+# flows, and that every bad configuration is refused the same way (exit
+# non-zero, one "cpusteer: " line on stderr, nothing on stdout).
+# Needs root (classify loads the BPF program) and python3 for the JSON.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+KEY_A=00112233445566778899aabbccddeeff
+KEY_B=0f1e2d3c4b5a69788796a5b4c3d2e1f0
+
+tu_tmpdir
+SAMPLE=$TU_TMP/sample.pcap
+FLOWS=$TU_TMP/flows1000.pcap
+SAMPLE_FRAMES=
+FLOWS_FRAMES=
+
+# Runs python3 CODE ARGS; each line it prints is a failure note, except
+# lines starting "# ", which are shown as they are.
+py_check() {
+	local out rc line
+
+	out=$(python3 -c "$1" "${@:2}" 2>&1)
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"") ;;
+		"# "*) echo "#   ${line#\# }" ;;	# a figure worth showing, not a failure
+		*) fail "$line" ;;
+		esac
+	done <<<"$out"
+	[ $rc = 0 ] || [ -n "$out" ] || fail "python3 check exited with status $rc"
+}
+
+# "wrote N frames to FILE" -> N
+frames_written() {
+	sed -n 's/^wrote \([0-9][0-9]*\) frames to .*/\1/p' "$1"
+}
+
+setup_captures() {
+	if ! "$CPUSTEER" sample-pcap "$SAMPLE" >"$TU_TMP/sample.out" 2>"$TU_TMP/sample.err"; then
+		fail "cpusteer sample-pcap $SAMPLE failed"
+		note_file "$TU_TMP/sample.err" stderr
+		return
+	fi
+	SAMPLE_FRAMES=$(frames_written "$TU_TMP/sample.out")
+	[ -n "$SAMPLE_FRAMES" ] || fail "sample-pcap did not say how many frames it wrote"
+	if ! "$CPUSTEER" sample-pcap --flows 1000 "$FLOWS" >"$TU_TMP/flows.out" 2>"$TU_TMP/flows.err"; then
+		fail "cpusteer sample-pcap --flows 1000 failed"
+		note_file "$TU_TMP/flows.err" stderr
+		return
+	fi
+	FLOWS_FRAMES=$(frames_written "$TU_TMP/flows.out")
+	# The N flows come first, then one frame of each special case.
+	[ -n "$FLOWS_FRAMES" ] && [ "$FLOWS_FRAMES" -gt 1000 ] ||
+		fail "sample-pcap --flows 1000 wrote '$FLOWS_FRAMES' frames, expected more than 1000"
+}
+
+have_captures() {
+	[ -n "$SAMPLE_FRAMES" ] && [ -n "$FLOWS_FRAMES" ] && return 0
+	fail "no sample captures (see sample_pcap_writes_captures)"
+	return 1
+}
+
+classify_json() {	# OUTFILE ARGS...
+	local out=$1
+
+	shift
+	if ! "$CPUSTEER" classify --json "$@" >"$out" 2>"$out.err"; then
+		fail "cpusteer classify --json $* exited with an error"
+		note_file "$out.err" stderr
+		return 1
+	fi
+}
+
+# ---- tests ----
+
+sample_pcap_writes_captures() {
+	setup_captures
+}
+
+JSON_SCHEMA_CHECK='
+import json, sys
+path, frames = sys.argv[1], int(sys.argv[2])
+try:
+    doc = json.load(open(path))
+except ValueError as e:
+    print("output is not JSON: %s" % e)
+    sys.exit(1)
+packets = doc.get("packets") if isinstance(doc, dict) else None
+if not isinstance(packets, list):
+    print("no \"packets\" array at the top level")
+    sys.exit(1)
+if len(packets) != frames:
+    print("%d packets, expected %d (one per frame)" % (len(packets), frames))
+verdicts = {"redirect", "pass", "drop", "aborted", "invalid"}
+errors = []
+for n, p in enumerate(packets, 1):
+    if not isinstance(p, dict):
+        errors.append("packet %d is not an object" % n)
+        continue
+    if p.get("index") != n:
+        errors.append("packet %d has index %r: not in capture order" % (n, p.get("index")))
+    v, cpu = p.get("verdict"), p.get("cpu")
+    if v not in verdicts:
+        errors.append("packet %d: verdict %r not in %s" % (n, v, sorted(verdicts)))
+    if "cpu" not in p or not (cpu is None or (type(cpu) is int and cpu >= 0)):
+        errors.append("packet %d: cpu %r is neither a number nor null" % (n, cpu))
+    if (v == "redirect") != (type(cpu) is int):
+        errors.append("packet %d: verdict %r with cpu %r" % (n, v, cpu))
+    if type(p.get("length")) is not int:
+        errors.append("packet %d: length %r" % (n, p.get("length")))
+for e in errors[:8]:
+    print(e)
+if len(errors) > 8:
+    print("... and %d more" % (len(errors) - 8))
+'
+
+classify_json_lists_packets_in_capture_order() {
+	have_captures || return
+	classify_json "$TU_TMP/schema.json" --key "$KEY_A" "$SAMPLE" || return
+	py_check "$JSON_SCHEMA_CHECK" "$TU_TMP/schema.json" "$SAMPLE_FRAMES"
+}
+
+classify_json_marks_short_frame_invalid() {
+	have_captures || return
+	classify_json "$TU_TMP/short.json" --key "$KEY_A" "$SAMPLE" || return
+	py_check '
+import json, sys
+packets = json.load(open(sys.argv[1]))["packets"]
+short = [p for p in packets if p["length"] == 10]
+if len(short) != 1:
+    print("%d frames of 10 bytes, expected the one sample-pcap writes" % len(short))
+for p in short:
+    if p["verdict"] != "invalid" or p["cpu"] is not None:
+        print("10-byte frame %d: verdict %r, cpu %r; expected \"invalid\", null"
+              % (p["index"], p["verdict"], p["cpu"]))
+for p in packets:
+    if p["verdict"] == "invalid" and p["length"] >= 14:
+        print("frame %d of %d bytes is \"invalid\"; only frames under 14 bytes are"
+              % (p["index"], p["length"]))
+' "$TU_TMP/short.json"
+}
+
+classify_json_gives_reasons_for_passed_frames() {
+	have_captures || return
+	classify_json "$TU_TMP/reasons.json" --key "$KEY_A" "$SAMPLE" || return
+	py_check '
+import json, sys
+packets = json.load(open(sys.argv[1]))["packets"]
+reasons = set()
+for p in packets:
+    if p["verdict"] == "pass":
+        if not isinstance(p.get("reason"), str):
+            print("passed frame %d has reason %r" % (p["index"], p.get("reason")))
+        reasons.add(p.get("reason"))
+    elif p["verdict"] == "redirect" and p.get("reason") is not None:
+        print("redirected frame %d has reason %r" % (p["index"], p["reason"]))
+for want in ("non_ip", "truncated_l4"):
+    if want not in reasons:
+        print("no frame passed as %s (sample-pcap writes ARP and a cut TCP frame); got %s"
+              % (want, sorted(reasons)))
+' "$TU_TMP/reasons.json"
+}
+
+classify_same_key_gives_identical_output() {
+	local fmt
+
+	have_captures || return
+	for fmt in --json ""; do
+		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$TU_TMP/same1" 2>&1 ||
+			fail "classify $fmt run 1 failed"
+		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$TU_TMP/same2" 2>&1 ||
+			fail "classify $fmt run 2 failed"
+		cmp -s "$TU_TMP/same1" "$TU_TMP/same2" ||
+			fail "two runs of classify ${fmt:-(table)} --key $KEY_B differ: $(diff "$TU_TMP/same1" "$TU_TMP/same2" | sed -n 2p | cut -c1-160)"
+		[ -s "$TU_TMP/same1" ] || fail "classify ${fmt:-(table)} printed nothing"
+	done
+}
+
+classify_key_change_moves_about_half_of_flows() {
+	have_captures || return
+	classify_json "$TU_TMP/key_a.json" --key "$KEY_A" "$FLOWS" || return
+	classify_json "$TU_TMP/key_b.json" --key "$KEY_B" "$FLOWS" || return
+	py_check '
+import json, sys
+a = json.load(open(sys.argv[1]))["packets"][:1000]
+b = json.load(open(sys.argv[2]))["packets"][:1000]
+both = [(x, y) for x, y in zip(a, b) if x["verdict"] == y["verdict"] == "redirect"]
+if len(both) != 1000:
+    print("%d of the first 1000 frames (the flows) redirected under both keys, expected 1000"
+          % len(both))
+moved = sum(1 for x, y in both if x["cpu"] != y["cpu"])
+print("# %d of %d flows moved to another CPU" % (moved, len(both)))
+if not 350 <= moved <= 650:
+    print("a new key moved %d of 1000 flows, expected 350 to 650" % moved)
+' "$TU_TMP/key_a.json" "$TU_TMP/key_b.json"
+}
+
+# Runs classify with bad options: it must exit non-zero (not by a signal),
+# print exactly one line on stderr, starting "cpusteer: ", and nothing on
+# stdout.
+expect_refused() {	# ARGS...
+	local out=$TU_TMP/refused.out err=$TU_TMP/refused.err rc lines
+
+	"$CPUSTEER" classify "$@" >"$out" 2>"$err"
+	rc=$?
+	if [ $rc = 0 ] || [ $rc -ge 126 ]; then
+		fail "classify $*: exit status $rc, expected a non-zero status of its own"
+	fi
+	if [ -s "$out" ]; then
+		fail "classify $*: expected nothing on stdout, got $(wc -c <"$out") bytes"
+		note_file "$out" stdout
+	fi
+	lines=$(grep -c '' "$err")
+	if [ "$lines" != 1 ]; then
+		fail "classify $*: expected one line on stderr, got $lines"
+		note_file "$err" stderr
+	elif ! grep -q '^cpusteer: ' "$err"; then
+		fail "classify $*: stderr line does not start with 'cpusteer: ': $(cat "$err")"
+	fi
+}
+
+refuses_absent_cpu() {	# CPU
+	if [ -e "/sys/devices/system/cpu/cpu$1" ]; then
+		skip "CPU $1 exists on this machine"
+		return
+	fi
+	have_captures || return
+	expect_refused --cpus "$1" "$SAMPLE"
+}
+
+refuses_absent_non_ip_cpu() {	# CPU
+	if [ -e "/sys/devices/system/cpu/cpu$1" ]; then
+		skip "CPU $1 exists on this machine"
+		return
+	fi
+	refuses --non-ip "cpu:$1"
+}
+
+refuses() {	# ARGS... (the sample capture is added last)
+	have_captures || return
+	expect_refused "$@" "$SAMPLE"
+}
+
+refuses_capture() {	# FILE
+	expect_refused --key "$KEY_A" "$1"
+}
+
+refuses_non_ethernet_capture() {
+	local f=$TU_TMP/rawip.pcap
+
+	# A valid pcap header with link type 101 (raw IP) and one record.
+	python3 -c '
+import struct, sys
+ip = bytes([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2])
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
+    f.write(struct.pack("<IIII", 1700000000, 0, len(ip), len(ip)) + ip)
+' "$f" || { fail "cannot write a raw-IP capture"; return; }
+	expect_refused "$f"
+}
+
+classify_help_exits_zero() {
+	local rc
+
+	"$CPUSTEER" classify --help >"$TU_TMP/help.out" 2>"$TU_TMP/help.err"
+	rc=$?
+	expect_eq "$rc" 0 "classify --help exit status"
+	grep -q '^usage: cpusteer classify' "$TU_TMP/help.out" ||
+		fail "classify --help does not print its usage on stdout"
+	grep -q -- '--key' "$TU_TMP/help.out" || fail "classify --help does not list --key"
+	[ -s "$TU_TMP/help.err" ] && fail "classify --help wrote to stderr: $(head -n1 "$TU_TMP/help.err")"
+}
+
+if [ ! -x "$CPUSTEER" ]; then
+	echo "not ok - cpusteer_binary_exists"
+	echo "#   $CPUSTEER is missing: run make"
+	exit 1
+fi
+
+garbage=$TU_TMP/garbage.pcap
+head -c 4096 /dev/urandom >"$garbage"
+: >"$TU_TMP/empty.pcap"
+
+run_test sample_pcap_writes_captures sample_pcap_writes_captures
+run_test classify_json_lists_packets_in_capture_order classify_json_lists_packets_in_capture_order
+run_test classify_json_marks_short_frame_invalid classify_json_marks_short_frame_invalid
+run_test classify_json_gives_reasons_for_passed_frames classify_json_gives_reasons_for_passed_frames
+run_test classify_same_key_gives_identical_output classify_same_key_gives_identical_output
+run_test classify_key_change_moves_about_half_of_flows classify_key_change_moves_about_half_of_flows
+run_test classify_refuses_unknown_cpu_99 refuses_absent_cpu 99
+run_test classify_refuses_absent_cpu_2 refuses_absent_cpu 2
+run_test classify_refuses_key_too_short refuses --key 0123456789abcdef
+run_test classify_refuses_key_too_long refuses --key "${KEY_A}0"
+run_test classify_refuses_key_not_hex refuses --key 0123456789abcdefghijklmnopqrstuv
+run_test classify_refuses_empty_cpu_list refuses --cpus ''
+run_test classify_refuses_malformed_cpu_list refuses --cpus 0-
+run_test classify_refuses_zero_buckets refuses --buckets 0
+run_test classify_refuses_65537_buckets refuses --buckets 65537
+run_test classify_refuses_fewer_buckets_than_cpus refuses --cpus 0-1 --buckets 1
+run_test classify_refuses_missing_capture refuses_capture "$TU_TMP/no-such-file.pcap"
+run_test classify_refuses_garbage_capture refuses_capture "$garbage"
+run_test classify_refuses_empty_capture refuses_capture "$TU_TMP/empty.pcap"
+run_test classify_refuses_non_ethernet_capture refuses_non_ethernet_capture
+run_test classify_refuses_all_zero_weights refuses --cpus 0-1 --weights 0,0
+run_test classify_refuses_too_few_weights refuses --cpus 0-1 --weights 1
+run_test classify_refuses_too_many_weights refuses --cpus 0-1 --weights 1,2,3
+run_test classify_refuses_bad_non_ip_word refuses --non-ip sometimes
+run_test classify_refuses_bad_non_ip_cpu_number refuses --non-ip cpu:x
+run_test classify_refuses_non_ip_cpu_absent refuses_absent_non_ip_cpu 200
+run_test classify_refuses_bad_hash refuses --hash md5
+run_test classify_help_exits_zero classify_help_exits_zero
+tu_exit
