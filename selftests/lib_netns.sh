@@ -1,0 +1,224 @@
+# shellcheck shell=bash
+# Shared by the network namespace tests (selftests/test_netns_*.sh): the
+# topology, running commands on either side, reading cpusteer's maps, and
+# reporting. Source it, call netns_setup, then run the tests; teardown is
+# trapped on EXIT and runs however the script ends.
+#
+#   netns csA<pid>                              netns csB<pid>
+#   +-------------------------------+           +-------------------------------+
+#   | vethA<pid>                    |           | vethB<pid>                    |
+#   |   10.200.0.1/24  fd20::1/64   |<--veth--->|   10.200.0.2/24  fd20::2/64   |
+#   |   tx checksumming off         |           |   cpusteer_steer (XDP)        |
+#   | senders: udp_flows, iperf3 -c |           |   -> cpumap -> CPU 0 or 1     |
+#   +-------------------------------+           | receivers: udp_flows, iperf3  |
+#                                               +-------------------------------+
+#
+# Traffic A->B is ordinary stack traffic. The XDP program on vethB turns on
+# its NAPI; each frame is steered through the cpumap and reaches B's stack
+# on the CPU that owns its flow. vethA sends with tx checksumming off: a
+# frame that crossed a cpumap has lost its "checksum offloaded" state, and
+# B's stack would drop it as a checksum error (shared/KERNEL-NOTES.md).
+#
+# cpusteer runs in B through `nsenter --net` only, so that its pins land on
+# the host's bpffs (`ip netns exec` remounts /sys and hides it). Reads of
+# B's own sysfs go through `ip netns exec`.
+#
+# Every test prints "ok - NAME", or "#" lines with what was expected and
+# what came followed by "not ok - NAME", or "skip - NAME: why".
+
+NETNS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CPUSTEER=${CPUSTEER:-$NETNS_TOP/build/cpusteer}
+TOOLS=${TOOLS:-$NETNS_TOP/build/selftests/tools}
+NSA=csA$$
+NSB=csB$$
+VA=vethA$$
+VB=vethB$$
+IPA=10.200.0.1
+IPB=10.200.0.2
+IP6A=fd20::1
+IP6B=fd20::2
+PINS=/sys/fs/bpf/cpusteer/$VB
+KEY1=000102030405060708090a0b0c0d0e0f
+KEY2=f0e1d2c3b4a5968778695a4b3c2d1e0f
+NETNS_TMP=
+NETNS_FAILED=0
+_bg_pids=()
+_notes=0
+
+# --- reporting -----------------------------------------------------------
+
+t_begin() {	# NAME
+	T_NAME=$1
+	_notes=0
+}
+
+t_fail() {	# MESSAGE...
+	echo "#   $*"
+	_notes=$((_notes + 1))
+}
+
+t_eq() {	# WHAT EXPECTED ACTUAL
+	[ "$2" = "$3" ] || t_fail "$1: expected '$2', got '$3'"
+}
+
+t_ge() {	# WHAT MINIMUM ACTUAL
+	[ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null || t_fail "$1: expected at least $2, got '$3'"
+}
+
+t_end() {
+	if [ "$_notes" -gt 0 ]; then
+		echo "not ok - $T_NAME"
+		NETNS_FAILED=$((NETNS_FAILED + 1))
+	else
+		echo "ok - $T_NAME"
+	fi
+}
+
+t_skip() {	# WHY...
+	echo "skip - $T_NAME: $*"
+}
+
+# Reports every named test failed, for when the topology cannot be built.
+t_abort() {	# WHY NAME...
+	local why=$1 name
+
+	shift
+	for name in "$@"; do
+		echo "#   $why"
+		echo "not ok - $name"
+	done
+	exit 1
+}
+
+netns_exit() {
+	[ "$NETNS_FAILED" = 0 ]
+	exit
+}
+
+# --- running things -------------------------------------------------------
+
+in_a() { nsenter --net="/run/netns/$NSA" "$@"; }
+in_b() { nsenter --net="/run/netns/$NSB" "$@"; }
+cs() { in_b "$CPUSTEER" "$@"; }		# cpusteer in B, host bpffs
+b_sysfs() { ip netns exec "$NSB" cat "/sys/class/net/$VB/$1" 2>&1; }	# B's own sysfs
+
+# Start a command in netns A or B in the background and remember it for
+# teardown. $BG_PID is the command's own PID: nsenter execs it.
+bg_a() {
+	nsenter --net="/run/netns/$NSA" "$@" &
+	BG_PID=$!
+	_bg_pids+=("$BG_PID")
+}
+
+bg_b() {
+	nsenter --net="/run/netns/$NSB" "$@" &
+	BG_PID=$!
+	_bg_pids+=("$BG_PID")
+}
+
+# Waits until FILE has a line "ready" (a udp_flows receiver bound all its
+# sockets), at most 5 s.
+wait_ready() {	# FILE
+	local i
+
+	for i in $(seq 50); do
+		grep -qx ready "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Runs the flow tool; FLOWS_V4 / FLOWS_V6 name the flows A -> B.
+FLOWS_V4="--src $IPA --dst $IPB --sport 30000 --dport 20000"
+FLOWS_V6="--src $IP6A --dst $IP6B --sport 31000 --dport 21000"
+udp_flows() { "$TOOLS/udp_flows" "$@"; }
+
+# "name value" lines of a file -> the value of NAME (empty when absent).
+field() {	# FILE NAME
+	awk -v k="$2" '$1 == k { print $2; found = 1 } END { if (!found) print "" }' "$1"
+}
+
+# The counters of the instance on vethB, summed over CPUs, into FILE.
+read_counters() {	# FILE
+	"$TOOLS/steer_maps" counters "$PINS" >"$1"
+}
+
+# An SNMP counter of B's network namespace (nstat -a: absolute).
+nstat_b() {	# NAME
+	in_b nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'
+}
+
+# The XDP program id on vethB, empty when none.
+xdp_prog_id() {
+	ip -n "$NSB" -d link show "$VB" 2>/dev/null |
+		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'
+}
+
+# --- topology ---------------------------------------------------------------
+
+netns_cleanup() {
+	local p
+
+	for p in "${_bg_pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ -d "$PINS" ]; then
+		if [ -e "/run/netns/$NSB" ] && [ -x "$CPUSTEER" ]; then
+			cs unload "$VB" >/dev/null 2>&1
+		fi
+		# What unload could not remove; pins are plain files to unlink.
+		[ -d "$PINS" ] && rm -rf "$PINS"
+		rmdir /sys/fs/bpf/cpusteer 2>/dev/null
+	fi
+	ip netns del "$NSA" 2>/dev/null
+	ip netns del "$NSB" 2>/dev/null
+	[ -n "$NETNS_TMP" ] && rm -rf "$NETNS_TMP"
+}
+
+# Builds the topology drawn at the top. With "v4only", vethA has no IPv6:
+# no router solicitation or MLD report leaves A, so with the static
+# neighbours every frame B sees is one the test sent.
+netns_setup() {	# [v4only]
+	local v4only=${1:-} t mac_a mac_b
+
+	trap netns_cleanup EXIT
+	if [ "$(id -u)" != 0 ]; then
+		NETNS_WHY="needs root"
+		return 1
+	fi
+	for t in "$CPUSTEER" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show"; do
+		if [ ! -x "$t" ]; then
+			NETNS_WHY="$t is not built (run make)"
+			return 1
+		fi
+	done
+	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+	NETNS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cpusteer-netns.$$.XXXXXX") || return 1
+	NETNS_WHY="cannot build the topology"
+	ip netns add "$NSA" || return 1
+	ip netns add "$NSB" || return 1
+	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" || return 1
+	if [ "$v4only" = v4only ]; then
+		ip netns exec "$NSA" sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1" || return 1
+	else
+		ip -n "$NSA" addr add "$IP6A/64" dev "$VA" nodad || return 1
+		ip -n "$NSB" addr add "$IP6B/64" dev "$VB" nodad || return 1
+	fi
+	ip -n "$NSA" addr add "$IPA/24" dev "$VA" || return 1
+	ip -n "$NSB" addr add "$IPB/24" dev "$VB" || return 1
+	in_a ethtool -K "$VA" tx off >/dev/null || return 1
+	ip -n "$NSA" link set lo up && ip -n "$NSB" link set lo up || return 1
+	ip -n "$NSA" link set "$VA" up && ip -n "$NSB" link set "$VB" up || return 1
+	# Static neighbours: no ARP or neighbour discovery runs during a test,
+	# so the frames B counts are the ones the test sent.
+	mac_a=$(ip -n "$NSA" link show "$VA" | awk '/link\/ether/ { print $2 }')
+	mac_b=$(ip -n "$NSB" link show "$VB" | awk '/link\/ether/ { print $2 }')
+	ip -n "$NSA" neigh replace "$IPB" lladdr "$mac_b" dev "$VA" nud permanent || return 1
+	ip -n "$NSB" neigh replace "$IPA" lladdr "$mac_a" dev "$VB" nud permanent || return 1
+	if [ "$v4only" != v4only ]; then
+		ip -n "$NSA" neigh replace "$IP6B" lladdr "$mac_b" dev "$VA" nud permanent || return 1
+		ip -n "$NSB" neigh replace "$IP6A" lladdr "$mac_a" dev "$VB" nud permanent || return 1
+	fi
+	NETNS_WHY=
+}

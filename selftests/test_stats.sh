@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# cpusteer stats: its options and errors, its JSON, and that the figures of
+# every stage add up once traffic stops.
+#
+#   netns csA<pid>                        netns csB<pid>
+#   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
+#   no IPv6, static neighbours            cpusteer load --cpus 0-1
+#   udp_flows send: 32 flows x 100        cpusteer stats vethB<pid> --json
+#
+# With IPv6 off on vethA and static neighbours, every frame vethB sees is
+# one the test sent, so the totals can be compared exactly. Nothing in B
+# listens on the ports; the datagrams are dropped by B's stack after the
+# cpumap, which is all the stages need.
+set -u
+# shellcheck source=selftests/lib_netns.sh
+. "$(dirname "$0")/lib_netns.sh"
+
+TESTS=(stats_help stats_bad_options stats_not_loaded stats_json_lines
+	stats_rx_adds_up stats_stages_agree stats_table stats_signal_detaches
+	stats_other_netns_leaves_device_tracepoints_out stats_redirect_errors)
+FLOWS=32
+PER_FLOW=100
+SENT=$((FLOWS * PER_FLOW))
+
+for cmd in stats load unload; do
+	if [ -x "$CPUSTEER" ] && ! "$CPUSTEER" --help | grep -q "^  $cmd "; then
+		for t in "${TESTS[@]}"; do echo "skip - $t: this cpusteer has no $cmd command"; done
+		exit 0
+	fi
+done
+if ! command -v jq >/dev/null; then
+	for t in "${TESTS[@]}"; do echo "skip - $t: jq is not installed"; done
+	exit 0
+fi
+netns_setup v4only || t_abort "setup: $NETNS_WHY" "${TESTS[@]}"
+
+# Runs cpusteer in B; stdout, stderr and the exit status land in
+# $OUT, $ERR and $RC.
+run_cs() {
+	cs "$@" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+	RC=$?
+	OUT=$(cat "$NETNS_TMP/out")
+	ERR=$(cat "$NETNS_TMP/err")
+}
+
+# Lines of a string; none for an empty one.
+lines() {
+	if [ -z "$1" ]; then echo 0; else printf '%s\n' "$1" | wc -l; fi
+}
+
+# Waits until FILE has at least N lines, at most 10 s.
+wait_lines() {	# FILE N
+	for _ in $(seq 100); do
+		[ "$(wc -l <"$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Starts `stats --json` in B, sends SENT datagrams once its first block is
+# out, and leaves two quiet blocks at the end so the last totals are
+# final. The last JSON line goes to FILE.
+stats_during_traffic() {	# FILE
+	local all=$NETNS_TMP/stats.json rx=$NETNS_TMP/recv stats sent
+
+	bg_b "$CPUSTEER" stats "$VB" --json --count 4 --interval 1 >"$all" 2>"$NETNS_TMP/stats.err"
+	stats=$BG_PID
+	# A receiver, so that B answers no datagram with "port unreachable",
+	# which would make the connected sender's next send fail.
+	# shellcheck disable=SC2086
+	bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --expect $SENT \
+		--idle 1000 --max 8000 >"$rx"
+	if ! wait_ready "$rx" || ! wait_lines "$all" 1; then
+		t_fail "the receiver or stats did not start"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	sent=$(in_a "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --count $PER_FLOW)
+	t_eq "sender" "sent $SENT failed 0" "$sent"
+	wait "$stats"
+	t_eq "stats exit status" 0 "$?"
+	t_eq "JSON lines" 4 "$(wc -l <"$all")"
+	tail -n 1 "$all" >"$1"
+}
+
+t_ne() {	# WHAT UNEXPECTED ACTUAL
+	[ "$2" != "$3" ] || t_fail "$1: expected anything but '$2'"
+}
+
+# A figure from a JSON file.
+jn() {	# FILE FILTER
+	jq -r "$2" "$1" 2>/dev/null
+}
+
+test_help() {
+	run_cs stats --help
+	t_eq "exit status" 0 "$RC"
+	t_eq "first line" "usage: cpusteer stats IFACE [--interval S] [--count N] [--extended] [--json]" \
+		"$(head -n 1 <<<"$OUT")"
+}
+
+test_bad_options() {
+	local args
+
+	for args in "--interval 0" "--interval 1.5" "--count 0" "--count many"; do
+		# shellcheck disable=SC2086
+		run_cs stats "$VB" $args
+		t_ne "exit status of stats $args" 0 "$RC"
+		t_eq "stderr lines of stats $args" 1 "$(lines "$ERR")"
+	done
+	run_cs stats
+	t_eq "exit status without an interface" 2 "$RC"
+}
+
+test_not_loaded() {
+	local out rc
+
+	out=$(in_a "$CPUSTEER" stats "$VA" --count 1 2>"$NETNS_TMP/err")
+	rc=$?
+	t_ne "exit status" 0 "$rc"
+	t_eq "stdout" "" "$out"
+	t_eq "stderr lines" 1 "$(lines "$(cat "$NETNS_TMP/err")")"
+}
+
+test_json_lines() {
+	local line n=0
+
+	run_cs stats "$VB" --json --count 2 --interval 1
+	t_eq "exit status" 0 "$RC"
+	t_eq "lines" 2 "$(lines "$OUT")"
+	while IFS= read -r line; do
+		n=$((n + 1))
+		t_eq "keys of line $n" \
+			'["enqueue","exceptions","interface","interval_s","kthread","redirect_errors","redirect_per_target","remote","rx","time","totals","tracepoints"]' \
+			"$(jq -c 'keys' <<<"$line" 2>&1)"
+		t_eq "rx.per_cpu entries of line $n" 2 "$(jq '.rx.per_cpu | length' <<<"$line" 2>&1)"
+		t_eq "tracepoints of line $n" \
+			'["xdp_cpumap_enqueue","xdp_cpumap_kthread","xdp_exception","xdp_redirect_err"]' \
+			"$(jq -c '.tracepoints | keys' <<<"$line" 2>&1)"
+	done <<<"$OUT"
+}
+
+# Leaves the last block of a run with traffic in $LAST for the next test.
+test_rx_adds_up() {
+	local rx
+
+	stats_during_traffic "$LAST" || return
+	rx=$(jn "$LAST" .totals.rx)
+	t_eq "frames seen (totals.rx)" "$SENT" "$rx"
+	t_eq "rx = redirect + pass + error" "$rx" "$(jn "$LAST" '.totals | .redirect + .pass + .error')"
+	t_eq "redirect = sum over totals.redirect_per_target" "$(jn "$LAST" .totals.redirect)" \
+		"$(jn "$LAST" '[.totals.redirect_per_target[].packets] | add')"
+	# Both CPUs own some of 32 flows.
+	t_eq "targets that received frames" 2 \
+		"$(jn "$LAST" '[.totals.redirect_per_target[] | select(.packets > 0)] | length')"
+}
+
+test_stages_agree() {
+	if [ ! -s "$LAST" ]; then
+		t_fail "no totals from stats_rx_adds_up"
+		return
+	fi
+	if [ "$(jn "$LAST" '.tracepoints.xdp_cpumap_enqueue and .tracepoints.xdp_cpumap_kthread')" != true ]; then
+		skip_test "the kernel lacks the cpumap tracepoints"
+		return
+	fi
+	t_eq "redirect errors" 0 "$(jn "$LAST" .totals.redirect_errors)"
+	t_eq "frames enqueued = frames redirected" "$(jn "$LAST" .totals.redirect)" \
+		"$(jn "$LAST" .totals.enqueue.processed)"
+	t_eq "kthread processed = enqueued - queue drops" \
+		"$(jn "$LAST" '.totals.enqueue.processed - .totals.enqueue.drops')" \
+		"$(jn "$LAST" .totals.kthread.processed)"
+	t_ge "source -> target pairs in .enqueue" 1 "$(jn "$LAST" '.enqueue | length')"
+	t_eq "exceptions" 0 "$(jn "$LAST" '[.totals.exceptions[]] | add')"
+}
+
+test_table() {
+	local section
+
+	run_cs stats "$VB" --count 1 --extended
+	t_eq "exit status" 0 "$RC"
+	t_eq "stderr" "" "$ERR"
+	for section in RECEIVE PASSED "ERRORS (passed)" "REDIRECTED TO" "ENQUEUE (cpumap)" \
+		KTHREAD "SECOND STAGE" "XDP ERRORS"; do
+		grep -q "^$section " <<<"$OUT" || t_fail "no $section section in --extended output"
+	done
+}
+
+tracing_ids() {
+	bpftool -j prog show 2>/dev/null |
+		jq -r '.[] | select(.type == "tracing" and (.name | startswith("cpusteer_"))) | .id' |
+		sort
+}
+
+test_signal_detaches() {
+	local before mine left pid
+
+	before=$(tracing_ids)
+	# $BG_PID is cpusteer itself, so the signal reaches it.
+	bg_b "$CPUSTEER" stats "$VB" >"$NETNS_TMP/sig.out" 2>&1
+	pid=$BG_PID
+	if ! wait_lines "$NETNS_TMP/sig.out" 1; then
+		t_fail "stats printed nothing within 10 s"
+		return
+	fi
+	mine=$(comm -13 <(echo "$before") <(tracing_ids))
+	t_ge "tracing programs of the running stats" 1 "$(lines "$mine")"
+	kill -INT "$pid"
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		t_fail "stats still runs 5 s after SIGINT"
+		kill -KILL "$pid"
+	fi
+	wait "$pid"
+	t_eq "exit status after SIGINT" 0 "$?"
+	# A program goes with its last reference, which can lag a little.
+	for _ in $(seq 20); do
+		left=$(comm -12 <(echo "$mine") <(tracing_ids))
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	t_eq "its tracing programs still loaded" "" "$left"
+}
+
+# From the host namespace vethB's ifindex means nothing (or another
+# device), so the device tracepoints must stay out.
+test_other_netns() {
+	local out
+
+	out=$("$CPUSTEER" stats "$VB" --json --count 1 2>"$NETNS_TMP/err")
+	t_eq "exit status" 0 "$?"
+	t_eq "xdp_exception attached" false "$(jq -r .tracepoints.xdp_exception <<<"$out" 2>&1)"
+	t_eq "xdp_redirect_err attached" false "$(jq -r .tracepoints.xdp_redirect_err <<<"$out" 2>&1)"
+	grep -q "network namespace" "$NETNS_TMP/err" || t_fail "no note about the namespace on stderr"
+}
+
+# lo has no ndo_xdp_xmit: every frame the second stage redirects there
+# fails in the kernel, which reports it on vethB and drops it.
+test_redirect_errors() {
+	local out
+
+	cs unload "$VB" >/dev/null 2>&1
+	if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" --remote redirect:lo 2>&1); then
+		t_fail "cpusteer load --remote redirect:lo failed: $out"
+		return
+	fi
+	stats_during_traffic "$LAST" || return
+	if [ "$(jn "$LAST" '.tracepoints.xdp_redirect_err and .tracepoints.xdp_cpumap_kthread')" != true ]; then
+		skip_test "the kernel lacks xdp_redirect_err or xdp_cpumap_kthread"
+		return
+	fi
+	t_eq "second-stage redirects (remote counters)" "$SENT" "$(jn "$LAST" .totals.remote.redirect)"
+	t_eq "redirect errors on vethB" "$SENT" "$(jn "$LAST" .totals.redirect_errors)"
+	t_eq "second-stage drops seen by the kthread" "$SENT" "$(jn "$LAST" .totals.kthread.drop)"
+}
+
+# Each test runs as: begin NAME; its function; finish. A test that called
+# skip_test has reported itself.
+begin() {	# NAME
+	T_SKIPPED=
+	t_begin "$1"
+}
+
+finish() {
+	[ -n "$T_SKIPPED" ] || t_end
+}
+
+skip_test() {	# WHY
+	t_skip "$@"
+	T_SKIPPED=1
+}
+
+LAST=$NETNS_TMP/last.json
+begin stats_help; test_help; finish
+begin stats_bad_options; test_bad_options; finish
+begin stats_not_loaded; test_not_loaded; finish
+if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
+	t_abort "cpusteer load failed: $out" "${TESTS[@]:3}"
+fi
+begin stats_json_lines; test_json_lines; finish
+begin stats_rx_adds_up; test_rx_adds_up; finish
+begin stats_stages_agree; test_stages_agree; finish
+begin stats_table; test_table; finish
+begin stats_signal_detaches; test_signal_detaches; finish
+begin stats_other_netns_leaves_device_tracepoints_out; test_other_netns; finish
+begin stats_redirect_errors; test_redirect_errors; finish
+netns_exit
