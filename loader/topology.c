@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The namespaced veth pair that bench and demo build for themselves. It
+ * is made with iproute2 (the tool operators would use, and the one whose
+ * netns files `ip netns exec` and nsenter understand) and removed by an
+ * exit hook and a signal hook, so a Ctrl-C never leaves it behind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <linux/if.h>
+#include "device.h"
+#include "log.h"
+#include "topology.h"
+
+static struct topology *registered;
+static int host_ns_fd = -1;
+
+const char *self_exe(void)
+{
+	static char path[4096];
+	ssize_t n;
+
+	if (path[0])
+		return path;
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n < 0)
+		return "cpusteer";
+	path[n] = '\0';
+	return path;
+}
+
+/* Runs a command with no shell, quietly; returns its exit status. */
+static int run_quiet(char *const argv[])
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, STDOUT_FILENO);
+		dup2(devnull, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int step(const char *what, char *const argv[])
+{
+	int rc = run_quiet(argv);
+
+	if (rc)
+		log_err("cannot set up the test topology: %s failed (exit %d)", what, rc);
+	return rc ? -EIO : 0;
+}
+
+static int read_mac(const char *ifname, __u8 mac[6])
+{
+	struct ifreq ifr = {};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr))
+		err = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return err;
+}
+
+static int netns_fd(const struct topology *t)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/run/netns/%s", t->netns);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int topology_enter(const struct topology *t)
+{
+	int fd;
+
+	if (host_ns_fd < 0)
+		host_ns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	fd = netns_fd(t);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		log_err("cannot enter namespace %s: %s", t->netns, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	close(fd);
+	return 0;
+}
+
+int topology_leave(void)
+{
+	if (host_ns_fd < 0 || setns(host_ns_fd, CLONE_NEWNET))
+		return -errno;
+	return 0;
+}
+
+static void remove_at_exit(void)
+{
+	if (registered)
+		topology_destroy(registered);
+}
+
+/* The hook restores default handling and re-raises, so the exit status
+ * still says which signal ended the run.
+ */
+static void remove_on_signal(int sig)
+{
+	remove_at_exit();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int configure(struct topology *t)
+{
+	char *const add_ns[] = { "ip", "netns", "add", t->netns, NULL };
+	char *const add_veth[] = { "ip", "link", "add", t->tx_if, "type", "veth", "peer", "name",
+				   t->rx_if, "netns", t->netns, NULL };
+	char *const addr_tx[] = { "ip", "addr", "add", "10.201.0.1/24", "dev", t->tx_if, NULL };
+	char *const up_tx[] = { "ip", "link", "set", t->tx_if, "up", NULL };
+	char *const addr_rx[] = { "ip", "-n", t->netns, "addr", "add", "10.201.0.2/24", "dev",
+				  t->rx_if, NULL };
+	char *const up_rx[] = { "ip", "-n", t->netns, "link", "set", t->rx_if, "up", NULL };
+	char *const up_lo[] = { "ip", "-n", t->netns, "link", "set", "lo", "up", NULL };
+	int err;
+
+	err = step("ip netns add", add_ns);
+	if (!err)
+		t->created = true;
+	if (!err)
+		err = step("ip link add veth", add_veth);
+	if (!err)
+		err = step("ip addr add", addr_tx);
+	if (!err)
+		err = step("ip link set up", up_tx);
+	if (!err)
+		err = step("ip addr add (namespace)", addr_rx);
+	if (!err)
+		err = step("ip link set up (namespace)", up_rx);
+	if (!err)
+		err = step("ip link set lo up (namespace)", up_lo);
+	return err;
+}
+
+static int learn_receiver(struct topology *t)
+{
+	int err = topology_enter(t);
+
+	if (err)
+		return err;
+	t->rx_ifindex = if_nametoindex(t->rx_if);
+	err = read_mac(t->rx_if, t->rx_mac);
+	topology_leave();
+	if (!t->rx_ifindex || err) {
+		log_err("cannot find %s in namespace %s", t->rx_if, t->netns);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int topology_create(struct topology *t)
+{
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	snprintf(t->netns, sizeof(t->netns), "csb%d", getpid());
+	snprintf(t->tx_if, sizeof(t->tx_if), "csbA%d", getpid());
+	snprintf(t->rx_if, sizeof(t->rx_if), "csbB%d", getpid());
+	registered = t;
+	atexit(remove_at_exit);
+	signal(SIGINT, remove_on_signal);
+	signal(SIGTERM, remove_on_signal);
+
+	err = configure(t);
+	if (!err) {
+		t->tx_ifindex = if_nametoindex(t->tx_if);
+		err = read_mac(t->tx_if, t->tx_mac);
+	}
+	if (!err)
+		err = learn_receiver(t);
+	/* A veth sender leaves checksums to offload; that state does not
+	 * survive the cpumap, and the receiver would drop steered TCP/UDP.
+	 */
+	if (!err)
+		err = device_set_tx_csum(t->tx_if, false);
+	if (err)
+		topology_destroy(t);
+	return err;
+}
+
+/* Deleting the namespace takes the veth pair with it; the pins of an
+ * instance loaded on the receiver are the caller's to unload first.
+ */
+void topology_destroy(struct topology *t)
+{
+	char *const del_link[] = { "ip", "link", "del", t->tx_if, NULL };
+	char *const del_ns[] = { "ip", "netns", "del", t->netns, NULL };
+
+	if (!t->created)
+		return;
+	run_quiet(del_link);
+	run_quiet(del_ns);
+	t->created = false;
+	if (registered == t)
+		registered = NULL;
+}
+
+static pid_t fork_in_ns(const struct topology *t, char *const argv[], int out_fd)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (topology_enter(t))
+		_exit(126);
+	if (out_fd >= 0)
+		dup2(out_fd, STDOUT_FILENO);
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+int topology_spawn_in_ns(const struct topology *t, char *const argv[])
+{
+	pid_t pid = fork_in_ns(t, argv, -1);
+
+	return pid < 0 ? -errno : pid;
+}
+
+int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, size_t out_len)
+{
+	int pipefd[2] = { -1, -1 }, status;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (out && pipe(pipefd))
+		return -errno;
+	pid = fork_in_ns(t, argv, out ? pipefd[1] : -1);
+	if (pid < 0)
+		return -errno;
+	if (out) {
+		close(pipefd[1]);
+		char spill[512];
+
+		/* Past out_len the rest is read and dropped, so a chatty
+		 * child never blocks on a full pipe.
+		 */
+		while ((n = read(pipefd[0], got + 1 < out_len ? out + got : spill,
+				 got + 1 < out_len ? out_len - 1 - got : sizeof(spill))) > 0)
+			if (got + 1 < out_len)
+				got += n;
+		out[got] = '\0';
+		close(pipefd[0]);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The default test bed of bench and demo: a veth pair whose receiving end
+ * sits in a network namespace of its own, created per run and removed
+ * afterwards, also after Ctrl-C or an error.
+ *
+ *   host namespace                 namespace csb<pid>
+ *   csbA<pid> 10.201.0.1/24 <----> csbB<pid> 10.201.0.2/24
+ *   (generator transmits here)     (cpusteer loaded here)
+ */
+#ifndef CPUSTEER_TOPOLOGY_H
+#define CPUSTEER_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct topology {
+	char netns[32];		/* name under /run/netns */
+	char tx_if[16];		/* host side */
+	char rx_if[16];		/* namespace side */
+	int tx_ifindex;		/* in the host namespace */
+	int rx_ifindex;		/* in the receiving namespace */
+	__u8 tx_mac[6], rx_mac[6];
+	bool created;
+};
+
+/* Creates namespace, veth pair and addresses, turns tx checksumming off on
+ * the sender (see KERNEL-NOTES: steered frames otherwise fail checksums),
+ * and registers the topology for removal at exit and on SIGINT/SIGTERM.
+ */
+int topology_create(struct topology *t);
+/* Removes what topology_create made; safe to call twice. */
+void topology_destroy(struct topology *t);
+/* Runs argv (argv[0] a path) inside the receiving namespace, network
+ * namespace only, so bpffs pins stay the host's. Returns the exit status,
+ * or a negative errno. With `out` non-NULL, stdout is captured there.
+ */
+int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, size_t out_len);
+/* Runs argv in the background inside the namespace; returns its pid. */
+int topology_spawn_in_ns(const struct topology *t, char *const argv[]);
+/* Enters the receiving namespace (for netlink, sysfs via setns) and back. */
+int topology_enter(const struct topology *t);
+int topology_leave(void);
+
+/* Path of the running cpusteer binary, for running it inside the ns. */
+const char *self_exe(void);
+
+#endif
