@@ -140,6 +140,7 @@ struct cpusteer_device_record {
  * never read it.
  */
 struct cpusteer_instance_state {
+	__u64 netns_ino;	/* network namespace the ifindex belongs to */
 	__u32 ifindex;
 	__u32 xdp_mode;		/* 1 native, 2 skb (libxdp's enum) */
 	__u32 prog_id;		/* the attached steering program */
@@ -148,6 +149,7 @@ struct cpusteer_instance_state {
 	__u32 remote;		/* the loader's enum remote_action */
 	__u32 redirect_ifindex;
 	__u32 ncpus;
+	__u32 pad;
 	__u32 cpus[CPUSTEER_MAX_CPUS];
 	__u32 weights[CPUSTEER_MAX_CPUS];
 	struct cpusteer_device_record saved;	/* values before cpusteer */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "state.h"
 
 static void record_from(struct cpusteer_device_record *r, const struct device_settings *d)
@@ -35,8 +38,16 @@ void state_get_cpus(const struct cpusteer_instance_state *st, struct cpuset *set
 	memcpy(set->weight, st->weights, sizeof(set->weight));
 }
 
+__u64 current_netns_ino(void)
+{
+	struct stat sb;
+
+	return stat("/proc/self/ns/net", &sb) ? 0 : sb.st_ino;
+}
+
 void state_from_opts(struct cpusteer_instance_state *st, const struct load_opts *lo, int ifindex)
 {
+	st->netns_ino = current_netns_ino();
 	st->ifindex = ifindex;
 	st->xdp_mode = lo->xdp_mode;
 	st->notouch = lo->notouch;
@@ -68,4 +79,34 @@ void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_op
 	cm->qsize = st->qsize;
 	cm->remote = st->remote;
 	cm->redirect_ifindex = st->redirect_ifindex;
+}
+
+/* Interface names are per network namespace, pins are not: the ifindex
+ * recorded at load means something only in the namespace it came from.
+ */
+bool state_in_current_netns(const struct cpusteer_instance_state *st)
+{
+	return st->netns_ino == current_netns_ino();
+}
+
+bool state_netns_name(const struct cpusteer_instance_state *st, char *name, size_t len)
+{
+	struct dirent *e;
+	char path[300];
+	struct stat sb;
+	bool found = false;
+	DIR *d = opendir("/run/netns");
+
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		if (!stat(path, &sb) && sb.st_ino == st->netns_ino) {
+			snprintf(name, len, "%s", e->d_name);
+			found = true;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
 }

@@ -29,7 +29,6 @@ static const char status_usage[] =
 
 static const char *const tracepoints[] = {
 	"xdp_cpumap_enqueue", "xdp_cpumap_kthread", "xdp_exception", "xdp_redirect_err",
-	"xdp_redirect_map_err",
 };
 
 struct status_view {
@@ -38,7 +37,8 @@ struct status_view {
 	struct cpusteer_config cfg;
 	struct cpuset cpus;
 	__u32 owned[CPUSTEER_MAX_CPUS];
-	bool attached;
+	bool attached, gone;
+	char netns[256];
 	const char *attach_kind;
 	struct device_settings dev;
 };
@@ -92,6 +92,13 @@ static int collect(const char *ifname, struct status_view *v)
 		log_err("cannot read the instance on %s: %s", ifname, strerror(-err));
 		return err;
 	}
+	v->gone = !state_in_current_netns(&v->st) || if_nametoindex(ifname) != v->st.ifindex;
+	if (v->gone) {
+		v->attach_kind = state_netns_name(&v->st, v->netns, sizeof(v->netns))
+					 ? "in another network namespace (see netns)"
+					 : "unknown: the interface is gone (cpusteer unload removes the pins)";
+		return 0;
+	}
 	probe_attach(v);
 	device_read(ifname, &v->dev);
 	return 0;
@@ -128,7 +135,8 @@ static void print_text(const struct status_view *v)
 	format_non_ip(&v->cfg, non_ip, sizeof(non_ip));
 	if (v->st.remote == REMOTE_REDIRECT && !if_indextoname(v->st.redirect_ifindex, redirect))
 		snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
-	printf("%s (ifindex %u)\n", v->ifname, v->st.ifindex);
+	printf("%s (ifindex %u%s%s)\n", v->ifname, v->st.ifindex, *v->netns ? ", netns " : "",
+	       v->netns);
 	printf("  %-18s %s, %s\n", "attach", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native",
 	       v->attach_kind);
 	printf("  %-18s %u (%s)%s\n", "program id", v->st.prog_id,
@@ -172,6 +180,11 @@ static void print_json(struct json *j, const struct status_view *v)
 	json_string(j, "attach_kind", v->attach_kind);
 	json_uint(j, "program_id", v->st.prog_id);
 	json_bool(j, "attached", v->attached);
+	json_bool(j, "interface_gone", v->gone && !*v->netns);
+	if (*v->netns)
+		json_string(j, "netns", v->netns);
+	else
+		json_null(j, "netns");
 	json_bool(j, "no_touch", v->st.notouch);
 	json_uint(j, "buckets", v->cfg.nbuckets);
 	json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));

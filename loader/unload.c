@@ -73,6 +73,7 @@ static int unload(const char *ifname)
 	struct device_settings saved;
 	const char *how = "pins removed";
 	bool have_state, restored = true;
+	char ns[256];
 	int ifindex;
 
 	if (!instance_is_pinned(ifname)) {
@@ -82,9 +83,14 @@ static int unload(const char *ifname)
 	}
 	have_state = read_state(ifname, &st);
 	ifindex = if_nametoindex(ifname);
+	if (have_state && !state_in_current_netns(&st) && state_netns_name(&st, ns, sizeof(ns))) {
+		log_err("cpusteer on %s was loaded in network namespace %s; unload it there (ip netns exec %s cpusteer unload %s)",
+			ifname, ns, ns, ifname);
+		return -EXDEV;
+	}
 	if (!have_state) {
 		how = "the instance was half gone (no state); pins removed";
-	} else if (!ifindex || (__u32)ifindex != st.ifindex) {
+	} else if (!state_in_current_netns(&st) || !ifindex || (__u32)ifindex != st.ifindex) {
 		how = "the interface is gone; pins removed";
 	} else {
 		how = detach(ifname, ifindex, &st);
