@@ -207,19 +207,32 @@ int instance_clear_decision(struct steer_instance *in)
 	return 0;
 }
 
+int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_counters *per,
+				  struct cpusteer_remote_counters *remote)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_map__lookup_elem(in->skel->maps.counters, &zero, sizeof(zero), per,
+				   ncpus * sizeof(*per), 0);
+	if (!err && remote)
+		err = bpf_map__lookup_elem(in->skel->maps.remote_counters, &zero, sizeof(zero),
+					   remote, ncpus * sizeof(*remote), 0);
+	return err;
+}
+
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum)
 {
 	int ncpus = libbpf_num_possible_cpus(), c;
 	size_t words = sizeof(*sum) / sizeof(__u64), w;
 	struct cpusteer_counters *per;
-	__u32 zero = 0;
-	int err = 0;
+	int err;
 
 	per = calloc(ncpus, sizeof(*per));
 	if (!per)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(in->skel->maps.counters), &zero, per))
-		err = -errno;
+	err = instance_read_counters_percpu(in, per, NULL);
 	memset(sum, 0, sizeof(*sum));
 	for (c = 0; !err && c < ncpus; c++)
 		for (w = 0; w < words; w++)

@@ -62,6 +62,9 @@ int instance_write_config(struct steer_instance *in, const struct cpusteer_confi
 int instance_read_table(struct steer_instance *in, __u32 *table, __u32 nbuckets);
 int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d);
 int instance_clear_decision(struct steer_instance *in);
+/* One value per possible CPU in each array; `remote` may be NULL. */
+int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_counters *per,
+				  struct cpusteer_remote_counters *remote);
 /* Sums the per-CPU counters over all CPUs. */
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum);
 int instance_prog_fd(struct steer_instance *in, bool notouch);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <bpf/btf.h>
@@ -10,19 +11,42 @@ bool kernel_has_btf(void)
 	return !access("/sys/kernel/btf/vmlinux", R_OK);
 }
 
-/* btf__find_by_name_kind() stays silent on a miss, where libbpf's
- * find_vmlinux_btf_id() would print a warning for every probe.
+/* The arguments of tracepoint NAME as tp_btf programs see them, or a
+ * negative errno when the kernel has no such tracepoint. The kernel
+ * describes it as typedef btf_trace_NAME -> pointer -> function prototype,
+ * whose first parameter is the tracepoint's private data, not an argument.
+ * A program that reads past the last argument fails verification, and
+ * with it the whole object, so the count matters as much as the name:
+ * kernels before 5.10 had xdp_cpumap_kthread without its stats pointer.
  */
+int kernel_tracepoint_args(const struct btf *vmlinux, const char *name)
+{
+	const struct btf_type *t;
+	char type[64];
+	__s32 id;
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return -ENOENT;
+	t = btf__type_by_id(vmlinux, id);
+	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
+	if (!t || !btf_is_ptr(t))
+		return -EINVAL;
+	t = btf__type_by_id(vmlinux, t->type);
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+		return -EINVAL;
+	return btf_vlen(t) - 1;
+}
+
 bool kernel_has_tracepoint(const char *name)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
-	char type[128];
 	bool found;
 
 	if (libbpf_get_error(vmlinux))
 		return false;
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	found = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) > 0;
+	found = kernel_tracepoint_args(vmlinux, name) >= 0;
 	btf__free(vmlinux);
 	return found;
 }

@@ -7,8 +7,14 @@
 
 #include <stdbool.h>
 
+struct btf;
+
 bool kernel_has_btf(void);
 /* Whether tp_btf/NAME can attach: vmlinux BTF has btf_trace_NAME. */
 bool kernel_has_tracepoint(const char *name);
+/* The argument count of tracepoint NAME as tp_btf programs see it (the
+ * kernel's private first parameter left out), or a negative errno.
+ */
+int kernel_tracepoint_args(const struct btf *vmlinux, const char *name);
 
 #endif

@@ -13,9 +13,9 @@
 #include <bpf/libbpf.h>
 #include "cpusteer.h"
 #include "instance.h"
+#include "kernel_features.h"
 #include "log.h"
 #include "trace.h"
-#include "steer.skel.h"
 #include "trace.skel.h"
 
 static const struct {
@@ -61,34 +61,6 @@ static struct bpf_link **link_of(struct trace *skel, enum tracepoint_id tp)
 	}
 }
 
-/* The arguments of tracepoint NAME as tp_btf programs see them, or a
- * negative errno when the kernel has no such tracepoint. The kernel
- * describes it as typedef btf_trace_NAME -> pointer -> function prototype,
- * whose first parameter is the tracepoint's private data, not an argument.
- * A program that reads past the last argument fails verification, and
- * with it the whole object, so the count matters as much as the name:
- * kernels before 5.10 had xdp_cpumap_kthread without its stats pointer.
- */
-static int tracepoint_args(const struct btf *vmlinux, const char *name)
-{
-	const struct btf_type *t;
-	char type[64];
-	__s32 id;
-
-	snprintf(type, sizeof(type), "btf_trace_%s", name);
-	id = btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF);
-	if (id < 0)
-		return -ENOENT;
-	t = btf__type_by_id(vmlinux, id);
-	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
-	if (!t || !btf_is_ptr(t))
-		return -EINVAL;
-	t = btf__type_by_id(vmlinux, t->type);
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
-		return -EINVAL;
-	return btf_vlen(t) - 1;
-}
-
 /* Decides which programs load; returns how many will. */
 static int probe(struct tracer *t, int ifindex)
 {
@@ -102,7 +74,7 @@ static int probe(struct tracer *t, int ifindex)
 		return 0;
 	}
 	for (tp = 0; tp < TP_COUNT; tp++) {
-		args = tracepoint_args(vmlinux, tracepoints[tp].name);
+		args = kernel_tracepoint_args(vmlinux, tracepoints[tp].name);
 		if (args == -ENOENT)
 			t->why_not[tp] = "not in this kernel";
 		else if (args < tracepoints[tp].args)
@@ -354,16 +326,10 @@ static int read_tracepoints(struct tracer *t, struct stats_sample *s)
 /* Per-CPU maps are read whole: one value per possible CPU. */
 int sample_read(struct tracer *t, struct steer_instance *in, struct stats_sample *s)
 {
-	size_t n = t->ncpus;
-	__u32 zero = 0;
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &s->mono);
-	err = bpf_map__lookup_elem(in->skel->maps.counters, &zero, sizeof(zero),
-				   s->rx, n * sizeof(*s->rx), 0);
-	if (!err)
-		err = bpf_map__lookup_elem(in->skel->maps.remote_counters, &zero, sizeof(zero),
-					   s->remote, n * sizeof(*s->remote), 0);
+	err = instance_read_counters_percpu(in, s->rx, s->remote);
 	if (err) {
 		log_err("cannot read the steering counters: %s", strerror(-err));
 		return err;
