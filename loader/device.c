@@ -523,7 +523,7 @@ static int napi_dump(struct dev_ctx *c, struct napi_list *l)
 	err = nl_ensure(c);
 	if (err && !c->sysfs_ours)
 		set_why(c, "/sys/class/net does not show this network namespace's device "
-			   "(mount sysfs in it, e.g. run under `ip netns exec`) and the kernel "
+			   "(a sysfs mounted inside that namespace would) and the kernel "
 			   "lacks the netdev netlink NAPI commands");
 	else if (err)
 		set_why(c, "its sysfs file is not writable and the kernel lacks the "

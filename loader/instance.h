@@ -69,6 +69,10 @@ int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_cou
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum);
 int instance_prog_fd(struct steer_instance *in, bool notouch);
 
+/* Whether pins made now would outlive this command (not so in a private
+ * mount namespace with no bpffs, as under `ip netns exec`).
+ */
+int bpffs_check(void);
 /* Mounts bpffs at /sys/fs/bpf when absent. */
 int bpffs_ensure(void);
 bool instance_is_pinned(const char *ifname);

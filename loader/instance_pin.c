@@ -21,12 +21,48 @@
 #define BPFFS_DIR "/sys/fs/bpf"
 #define PROG_PIN "prog"
 
-int bpffs_ensure(void)
+/* `ip netns exec` unshares the mount namespace for the one command it
+ * runs, so our parent (the shell) is still in the lasting one. PID 1's
+ * namespace would be the better reference but is not always readable.
+ */
+static bool mount_ns_is_private(void)
+{
+	struct stat self, parent;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", getppid());
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &parent))
+		return false;
+	return self.st_ino != parent.st_ino || self.st_dev != parent.st_dev;
+}
+
+static bool bpffs_mounted(void)
 {
 	struct statfs st;
 
-	if (!statfs(BPFFS_DIR, &st) && st.f_type == BPF_FS_MAGIC)
-		return 0;
+	return !statfs(BPFFS_DIR, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int bpffs_check(void)
+{
+	/* A bpffs mounted in a private mount namespace vanishes with this
+	 * command, and the pins with it, orphaning the attached program.
+	 */
+	if (!bpffs_mounted() && mount_ns_is_private()) {
+		log_err("cannot pin: no bpffs at %s in this mount namespace (under ip netns exec?); "
+			"enter only the network namespace instead: nsenter --net=/run/netns/NAME cpusteer ...",
+			BPFFS_DIR);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int bpffs_ensure(void)
+{
+	int err = bpffs_check();
+
+	if (err || bpffs_mounted())
+		return err;
 	if (mount("bpf", BPFFS_DIR, "bpf", 0, "mode=0700")) {
 		log_err("cannot mount bpffs at %s: %s (cpusteer keeps its state there)",
 			BPFFS_DIR, strerror(errno));
@@ -161,6 +197,20 @@ int instance_pin(struct steer_instance *in, const char *ifname)
 	return err;
 }
 
+/* Pins from another cpusteer version would be read as garbage. */
+static int same_shape(const struct bpf_map *map, int fd)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != bpf_map__type(map) || info.key_size != bpf_map__key_size(map) ||
+	    info.value_size != bpf_map__value_size(map))
+		return -EPROTO;
+	return 0;
+}
+
 int instance_open_pinned(struct steer_instance *in, const char *ifname)
 {
 	char path[400];
@@ -183,9 +233,12 @@ int instance_open_pinned(struct steer_instance *in, const char *ifname)
 		fd = bpf_obj_get(path);
 		/* reuse_fd takes the map's real definition from the kernel;
 		 * pin-path reuse would compare it with ours and refuse the
-		 * devmap, which the kernel marks read-only for programs.
+		 * devmap, which the kernel marks read-only for programs. The
+		 * shape is checked here instead, flags aside.
 		 */
-		err = fd < 0 ? -errno : bpf_map__reuse_fd(maps[i], fd);
+		err = fd < 0 ? -errno : same_shape(maps[i], fd);
+		if (!err)
+			err = bpf_map__reuse_fd(maps[i], fd);
 		if (fd >= 0)
 			close(fd);
 		if (err) {

@@ -73,6 +73,8 @@ static int load(struct load_opts *lo)
 	err = check_target(lo, &ifindex);
 	if (!err)
 		err = steer_opts_finish(&lo->steer);
+	if (!err)
+		err = bpffs_check();
 	if (err)
 		return err;
 	err = instance_open(&in, false);

@@ -103,7 +103,7 @@ static int parse_one(struct load_opts *lo, int opt, const char *arg)
 	switch (opt) {
 	case OPT_QSIZE:
 		lo->qsize_given = true;
-		return parse_u32("queue size", arg, 1, MAX_QSIZE, &lo->cm.qsize);
+		return parse_u32("--qsize", arg, 1, MAX_QSIZE, &lo->cm.qsize);
 	case OPT_REMOTE:
 		lo->remote_given = true;
 		return parse_remote(lo, arg);

@@ -122,6 +122,10 @@ int steer_opts_validate(const struct steer_opts *o)
 		return err;
 	for (i = 0; i < o->cpus.n; i++)
 		with_weight += o->cpus.weight[i] > 0;
+	if (!with_weight) {
+		log_err("bad CPU set: no CPU has a weight, so no CPU would get a bucket");
+		return -EINVAL;
+	}
 	if (o->cfg.nbuckets < with_weight) {
 		log_err("bad bucket count %u: below the %u CPUs that have a weight, so some would get none",
 			o->cfg.nbuckets, with_weight);

@@ -27,15 +27,18 @@ static const char unload_usage[] =
  */
 static bool read_state(const char *ifname, struct cpusteer_instance_state *st)
 {
+	struct bpf_map_info info = {};
+	__u32 zero = 0, len = sizeof(info);
 	char path[256];
-	__u32 zero = 0;
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/%s/instance_state", CPUSTEER_PIN_ROOT, ifname);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return false;
-	err = bpf_map_lookup_elem(fd, &zero, st);
+	/* A record of another size is another version's: unreadable. */
+	err = bpf_obj_get_info_by_fd(fd, &info, &len) || info.value_size != sizeof(*st) ||
+	      bpf_map_lookup_elem(fd, &zero, st);
 	close(fd);
 	return !err && st->ifindex;
 }
@@ -84,7 +87,7 @@ static int unload(const char *ifname)
 	have_state = read_state(ifname, &st);
 	ifindex = if_nametoindex(ifname);
 	if (have_state && !state_in_current_netns(&st) && state_netns_name(&st, ns, sizeof(ns))) {
-		log_err("cpusteer on %s was loaded in network namespace %s; unload it there (ip netns exec %s cpusteer unload %s)",
+		log_err("cpusteer on %s was loaded in network namespace %s; unload it there (nsenter --net=/run/netns/%s cpusteer unload %s)",
 			ifname, ns, ns, ifname);
 		return -EXDEV;
 	}

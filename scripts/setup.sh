@@ -4,7 +4,8 @@
 # when nothing is missing.
 set -eu
 packages="clang llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
-libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps"
+libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps
+jq python3 util-linux"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
