@@ -62,7 +62,9 @@ t_eq() {	# WHAT EXPECTED ACTUAL
 }
 
 t_ge() {	# WHAT MINIMUM ACTUAL
-	[ -n "$3" ] && [ "$3" -ge "$2" ] 2>/dev/null || t_fail "$1: expected at least $2, got '$3'"
+	if ! [ "$3" -ge "$2" ] 2>/dev/null; then
+		t_fail "$1: expected at least $2, got '$3'"
+	fi
 }
 
 t_end() {
@@ -128,7 +130,7 @@ wait_ready() {	# FILE
 	return 1
 }
 
-# Runs the flow tool; FLOWS_V4 / FLOWS_V6 name the flows A -> B.
+# The flows A -> B for udp_flows: flow i is sport+i -> dport+i.
 FLOWS_V4="--src $IPA --dst $IPB --sport 30000 --dport 20000"
 FLOWS_V6="--src $IP6A --dst $IP6B --sport 31000 --dport 21000"
 udp_flows() { "$TOOLS/udp_flows" "$@"; }
@@ -148,9 +150,9 @@ nstat_b() {	# NAME
 	in_b nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
-# The XDP program id on vethB, empty when none.
-xdp_prog_id() {
-	ip -n "$NSB" -d link show "$VB" 2>/dev/null |
+# The id of the XDP program on vethB (or IFACE in B), empty when none.
+xdp_prog_id() {	# [IFACE]
+	ip -n "$NSB" -d link show "${1:-$VB}" 2>/dev/null |
 		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'
 }
 
@@ -183,6 +185,9 @@ netns_setup() {	# [v4only]
 	local v4only=${1:-} t mac_a mac_b
 
 	trap netns_cleanup EXIT
+	# A signal (run.sh's timeout) ends the script through the EXIT trap.
+	trap 'exit 130' INT
+	trap 'exit 143' TERM HUP
 	if [ "$(id -u)" != 0 ]; then
 		NETNS_WHY="needs root"
 		return 1
@@ -190,6 +195,12 @@ netns_setup() {	# [v4only]
 	for t in "$CPUSTEER" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show"; do
 		if [ ! -x "$t" ]; then
 			NETNS_WHY="$t is not built (run make)"
+			return 1
+		fi
+	done
+	for t in jq ethtool nstat nsenter; do
+		if ! command -v $t >/dev/null; then
+			NETNS_WHY="needs $t"
 			return 1
 		fi
 	done

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Each flow reaches the receiving stack on the CPU that `cpusteer classify`
+# (the same BPF program, run on a capture of the same 5-tuples) predicts.
+#
+#   netns csA<pid>                        netns csB<pid>
+#   vethA<pid> 10.200.0.1, fd20::1 ---- vethB<pid> 10.200.0.2, fd20::2
+#   udp_flows send: 64 flows              cpusteer load --cpus 0-1 --key KEY1
+#   sport 30000+i -> dport 20000+i        udp_flows recv: one connected socket
+#   (IPv6: 31000+i -> 21000+i)            per flow, reads SO_INCOMING_CPU
+#
+# The receiving sockets are connected: the kernel records SO_INCOMING_CPU
+# only for connected UDP sockets.
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+
+FLOWS=64
+PER_FLOW=4
+
+netns_setup || t_abort "setup: $NETNS_WHY" netns_flow_placement_ipv4 netns_flow_placement_ipv6
+
+# Sends PER_FLOW datagrams on each flow and compares, flow by flow, the CPU
+# that received them with the CPU classify reports for the flow's 5-tuple.
+check_placement() {	# NAME FLOW-ARGS
+	local name=$1 flows=$2 rx=$NETNS_TMP/$1.recv pcap=$NETNS_TMP/$1.pcap
+	local want=$NETNS_TMP/$1.want got=$NETNS_TMP/$1.got sent mismatches cpus
+
+	t_begin "$name"
+	# shellcheck disable=SC2086
+	bg_b "$TOOLS/udp_flows" recv $flows --flows $FLOWS --expect $((FLOWS * PER_FLOW)) \
+		--idle 2000 --max 10000 >"$rx"
+	if ! wait_ready "$rx"; then
+		t_fail "the receiver in B did not start"
+		t_end
+		return
+	fi
+	# shellcheck disable=SC2086
+	sent=$(in_a "$TOOLS/udp_flows" send $flows --flows $FLOWS --count $PER_FLOW)
+	wait "$BG_PID"
+	t_eq "sender" "sent $((FLOWS * PER_FLOW)) failed 0" "$sent"
+	t_eq "datagrams received" "total $((FLOWS * PER_FLOW))" "$(grep '^total' "$rx")"
+
+	# shellcheck disable=SC2086
+	udp_flows pcap $flows --flows $FLOWS --out "$pcap"
+	if ! "$CPUSTEER" classify --cpus 0-1 --key "$KEY1" --json "$pcap" >"$NETNS_TMP/$name.json"; then
+		t_fail "cpusteer classify failed"
+		t_end
+		return
+	fi
+	# "sport dport cpu" for each flow: predicted, then observed.
+	jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' "$NETNS_TMP/$name.json" |
+		sort >"$want"
+	awk '$1 == "flow" { print $4, $6, $10 }' "$rx" | sort >"$got"
+	t_eq "flows classified" "$FLOWS" "$(wc -l <"$want")"
+	mismatches=$(join -j1 <(awk '{ print $1 ":" $2, $3 }' "$want") \
+		<(awk '{ print $1 ":" $2, $3 }' "$got") | awk '$2 != $3' | head -5)
+	if [ -n "$mismatches" ]; then
+		t_fail "flows on another CPU than classify predicts (flow, predicted, observed):"
+		while read -r line; do t_fail "  $line"; done <<<"$mismatches"
+	fi
+	t_eq "flows compared" "$FLOWS" "$(join -j1 <(awk '{ print $1 ":" $2 }' "$want") \
+		<(awk '{ print $1 ":" $2 }' "$got") | wc -l)"
+	# Both CPUs must own some of 64 flows, or the comparison proves little.
+	cpus=$(awk '{ print $3 }' "$got" | sort -u | tr '\n' ' ')
+	t_eq "CPUs the flows landed on" "0 1 " "$cpus"
+	t_end
+}
+
+if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
+	t_abort "cpusteer load failed: $out" netns_flow_placement_ipv4 netns_flow_placement_ipv6
+fi
+check_placement netns_flow_placement_ipv4 "$FLOWS_V4"
+check_placement netns_flow_placement_ipv6 "$FLOWS_V6"
+netns_exit
