@@ -14,7 +14,6 @@
 #include "bench.h"
 #include "commands.h"
 #include "floor.skel.h"
-#include "indirection.h"
 #include "instance.h"
 #include "json.h"
 #include "log.h"
@@ -151,7 +150,6 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 static int setup(struct bench_setup *b)
 {
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
-	__u32 *table, i, moved;
 	int err;
 
 	if (steer_opts_finish(&b->opts))
@@ -164,14 +162,7 @@ static int setup(struct bench_setup *b)
 	err = instance_open(&b->steer, false);
 	if (err)
 		return err;
-	table = malloc(b->opts.cfg.nbuckets * sizeof(*table));
-	if (!table)
-		return -ENOMEM;
-	for (i = 0; i < b->opts.cfg.nbuckets; i++)
-		table[i] = BUCKET_UNOWNED;
-	err = instance_apply(&b->steer, &b->opts, NULL, NULL, table, &cm, &moved);
-	free(table);
-	return err;
+	return instance_configure(&b->steer, &b->opts, &cm);
 }
 
 int bench_program(__u32 runs, __u32 repeat, bool as_json)

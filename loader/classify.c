@@ -10,7 +10,6 @@
 #include <bpf/bpf.h>
 #include "capture.h"
 #include "commands.h"
-#include "indirection.h"
 #include "instance.h"
 #include "json.h"
 #include "log.h"
@@ -188,21 +187,15 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	struct cpumap_opts cm = { .qsize = CLASSIFY_QSIZE, .remote = REMOTE_NONE };
 	struct steer_instance in;
 	const __u8 *frame;
-	__u32 len;
-	__u32 *table, moved, i;
+	__u32 len, i;
 	__u64 index = 0, redirected_to[CPUSTEER_MAX_CPUS] = {};
 	struct json j;
 	int err, rc;
 
-	table = malloc(o->cfg.nbuckets * sizeof(*table));
-	if (!table)
-		return -ENOMEM;
-	for (i = 0; i < o->cfg.nbuckets; i++)
-		table[i] = BUCKET_UNOWNED;
 	err = instance_open(&in, true);
 	if (err)
-		goto out_table;
-	err = instance_apply(&in, o, NULL, NULL, table, &cm, &moved);
+		return err;
+	err = instance_configure(&in, o, &cm);
 	if (err)
 		goto out;
 
@@ -251,8 +244,6 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	}
 out:
 	instance_close(&in);
-out_table:
-	free(table);
 	return err;
 }
 

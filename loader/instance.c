@@ -162,6 +162,21 @@ int instance_apply(struct steer_instance *in, const struct steer_opts *o,
 	return 0;
 }
 
+int instance_configure(struct steer_instance *in, const struct steer_opts *o,
+		       const struct cpumap_opts *cm)
+{
+	__u32 *table = malloc(o->cfg.nbuckets * sizeof(*table)), i, moved;
+	int err;
+
+	if (!table)
+		return -ENOMEM;
+	for (i = 0; i < o->cfg.nbuckets; i++)
+		table[i] = BUCKET_UNOWNED;
+	err = instance_apply(in, o, NULL, NULL, table, cm, &moved);
+	free(table);
+	return err;
+}
+
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
 {
 	__u32 zero = 0;

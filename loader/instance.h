@@ -58,6 +58,11 @@ int instance_apply(struct steer_instance *in, const struct steer_opts *o,
 		   const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
 		   __u32 *table, const struct cpumap_opts *cm, __u32 *moved);
 
+/* instance_apply() for a new instance: a table of unowned buckets filled
+ * from scratch.
+ */
+int instance_configure(struct steer_instance *in, const struct steer_opts *o,
+		       const struct cpumap_opts *cm);
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg);
 int instance_read_table(struct steer_instance *in, __u32 *table, __u32 nbuckets);
 int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d);

@@ -5,13 +5,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <xdp/libxdp.h>
 #include "commands.h"
-#include "indirection.h"
 #include "load_opts.h"
 #include "log.h"
 #include "names.h"
@@ -30,21 +28,6 @@ static int check_target(const struct load_opts *lo, int *ifindex)
 		return -EEXIST;
 	}
 	return 0;
-}
-
-static int fill_maps(struct steer_instance *in, const struct load_opts *lo)
-{
-	__u32 *table, i, moved;
-	int err;
-
-	table = malloc(lo->steer.cfg.nbuckets * sizeof(*table));
-	if (!table)
-		return -ENOMEM;
-	for (i = 0; i < lo->steer.cfg.nbuckets; i++)
-		table[i] = BUCKET_UNOWNED;
-	err = instance_apply(in, &lo->steer, NULL, NULL, table, &lo->cm, &moved);
-	free(table);
-	return err;
 }
 
 static void print_loaded(const struct load_opts *lo, const struct cpusteer_instance_state *st)
@@ -80,7 +63,7 @@ static int load(struct load_opts *lo)
 	err = instance_open(&in, false);
 	if (err)
 		return err;
-	err = fill_maps(&in, lo);
+	err = instance_configure(&in, &lo->steer, &lo->cm);
 	if (err)
 		goto out_close;
 	err = instance_attach(&in, lo->ifname, ifindex, lo->xdp_mode, lo->notouch);
