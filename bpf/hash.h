@@ -51,27 +51,41 @@ static __always_inline void sip_absorb(struct sip_state *s, __u64 m)
 	s->v0 ^= m;
 }
 
-/* SipHash-1-3 of the whole 40-byte key: one round per word, three to
- * finish. The key length is a multiple of 8, so the last block holds only
- * the length byte.
+static __always_inline void sip_init(struct sip_state *s, const __u64 key[2])
+{
+	s->v0 = key[0] ^ 0x736f6d6570736575ULL;
+	s->v1 = key[1] ^ 0x646f72616e646f6dULL;
+	s->v2 = key[0] ^ 0x6c7967656e657261ULL;
+	s->v3 = key[1] ^ 0x7465646279746573ULL;
+}
+
+/* SipHash-1-3: one round per 8-byte word, three to finish. Messages here
+ * are whole words, so the last block holds only the length byte. An IPv4
+ * flow is packed into two words (addresses; ports, protocol, family)
+ * rather than hashed as five mostly zero ones: three rounds fewer on the
+ * most common packet. The family byte keeps the two layouts apart.
  */
 static __always_inline __u32 siphash13_flow(const struct cpusteer_flow_key *fk,
 					    const __u64 key[2])
 {
 	const __u64 *words = (const __u64 *)fk;
-	struct sip_state s = {
-		.v0 = key[0] ^ 0x736f6d6570736575ULL,
-		.v1 = key[1] ^ 0x646f72616e646f6dULL,
-		.v2 = key[0] ^ 0x6c7967656e657261ULL,
-		.v3 = key[1] ^ 0x7465646279746573ULL,
-	};
+	__u64 ports = (__u64)fk->sport | (__u64)fk->dport << 16 |
+		      (__u64)fk->proto << 32 | (__u64)fk->family << 40;
+	struct sip_state s;
 	__u64 out;
 	int i;
 
+	sip_init(&s, key);
+	if (fk->family == 4) {
+		sip_absorb(&s, (__u64)fk->saddr[0] | (__u64)fk->daddr[0] << 32);
+		sip_absorb(&s, ports);
+		sip_absorb(&s, 16ULL << 56);
+	} else {
 #pragma unroll
-	for (i = 0; i < FLOW_KEY_WORDS64; i++)
-		sip_absorb(&s, words[i]);
-	sip_absorb(&s, (__u64)sizeof(*fk) << 56);
+		for (i = 0; i < FLOW_KEY_WORDS64; i++)
+			sip_absorb(&s, words[i]);
+		sip_absorb(&s, (__u64)sizeof(*fk) << 56);
+	}
 	s.v2 ^= 0xff;
 	sip_round(&s);
 	sip_round(&s);

@@ -187,10 +187,16 @@ int cpusteer_steer(struct xdp_md *ctx)
 	else if (notes.l3_only)
 		cnt->seen_l3_only++;
 
-	hashed = key;
-	if (cfg->symmetric)
+	/* The record keeps the key as parsed; symmetric mode hashes an
+	 * ordered copy.
+	 */
+	if (cfg->symmetric) {
+		hashed = key;
 		flow_key_order_ends(&hashed);
-	hash = flow_hash(&hashed, cfg);
+		hash = flow_hash(&hashed, cfg);
+	} else {
+		hash = flow_hash(&key, cfg);
+	}
 	/* Multiply-shift maps the hash onto any bucket count without a
 	 * division and keeps the high hash bits, which mix best.
 	 */
