@@ -38,7 +38,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all test clean vmlinux setup run help
 
 all: $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)

@@ -10,6 +10,7 @@
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_status(int argc, char **argv);

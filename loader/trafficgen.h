@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The built-in traffic generator: UDP or TCP frames over IPv4 or IPv6,
+ * spread over a set of flows, transmitted on a device by an XDP program
+ * that BPF_PROG_TEST_RUN runs in live-frames mode (no NIC, no pktgen).
+ * The device's peer must be able to receive XDP frames: on a veth, that
+ * means an XDP program (cpusteer) or GRO on the peer.
+ */
+#ifndef CPUSTEER_TRAFFICGEN_H
+#define CPUSTEER_TRAFFICGEN_H
+
+#include <linux/types.h>
+
+/* Live frames must fit one page less headroom and skb_shared_info:
+ * 3408 bytes with 4 KiB pages (measured; larger sizes fail with EINVAL).
+ */
+#define TRAFFICGEN_MIN_FRAME 64
+#define TRAFFICGEN_MAX_FRAME 3408
+/* Source ports run from the first unprivileged port upwards. */
+#define TRAFFICGEN_BASE_PORT 1024
+#define TRAFFICGEN_MAX_FLOWS (65536 - TRAFFICGEN_BASE_PORT)
+
+struct trafficgen_opts {
+	int ifindex;            /* device to transmit on, in the caller's netns */
+	const __u8 *src_mac, *dst_mac;   /* NULL: use the device's own MAC / broadcast */
+	int family;             /* 4 or 6 */
+	__u8 proto;             /* IPPROTO_UDP or IPPROTO_TCP */
+	__u32 flows;            /* distinct flows: source ports base..base+flows-1 */
+	__u32 frame_size;       /* total Ethernet frame bytes, 64..3408 */
+	const char *src_addr, *dst_addr;  /* textual IPv4/IPv6; NULL: 10.201.0.1 -> 10.201.0.2 or fd21::1 -> fd21::2 */
+	__u16 dport;            /* default 9 (discard) when 0 */
+	double duration_s;      /* run time */
+	int cpu;                /* CPU to run on; -1: stay where called */
+};
+struct trafficgen_result {
+	__u64 sent;             /* frames the generator program transmitted (XDP_TX verdicts it counted) */
+	__u64 attempted;        /* frames handed to the kernel (sum of test-run repeats) */
+	double seconds;         /* actual run time */
+};
+/* Runs until duration_s elapses or *stop becomes true (checked between test runs, each ≤ ~10 ms). */
+int trafficgen_run(const struct trafficgen_opts *o, volatile int *stop, struct trafficgen_result *res);
+
+/* The smallest frame_size trafficgen_run accepts: TRAFFICGEN_MIN_FRAME,
+ * or more where the headers alone are longer (IPv6/TCP: 74).
+ */
+__u32 trafficgen_min_frame_size(int family, __u8 proto);
+
+#endif

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# cpusteer gen, the built-in traffic generator: every frame it reports as
+# sent reaches the receiver's steering program or is counted as a veth
+# transmit error; its flows spread over the CPUs; IPv6 and TCP frames carry
+# checksums the receiving stack accepts; bad input is refused in one line.
+#
+#   netns csA<pid>                          netns csB<pid>
+#   vethA<pid> (no IPv6: nothing    ----->  vethB<pid>
+#   else leaves A)                          cpusteer load --cpus 0-1
+#   cpusteer gen vethA --dst-mac <vethB>      --remote drop (counting tests)
+#     XDP live frames, XDP_TX               --remote pass  (checksum test,
+#                                             with 10.201.0.2 and fd21::2)
+#
+# The counts come from four places that must agree: gen's "sent" (the
+# generator program's XDP_TX verdicts), the steering program's rx_packets,
+# vethA's tx statistics (a veth counts what its peer's XDP took as its own
+# tx_packets, and failed XDP transmits as tx_dropped) and `ethtool -S` on
+# both ends.
+set -u
+# shellcheck source=selftests/lib_netns.sh
+. "$(dirname "$0")/lib_netns.sh"
+
+TESTS="trafficgen_ipv4_udp_delivered trafficgen_flows_spread_over_cpus trafficgen_one_flow_one_cpu
+	trafficgen_ipv6_udp_delivered trafficgen_ipv4_tcp_delivered trafficgen_ipv6_tcp_delivered
+	trafficgen_stops_on_sigint trafficgen_checksums_valid trafficgen_bad_input"
+
+# shellcheck disable=SC2086
+netns_setup v4only || t_abort "setup: $NETNS_WHY" $TESTS
+MAC_B=$(ip -n "$NSB" link show "$VB" | awk '/link\/ether/ { print $2 }')
+GEN_JSON=$NETNS_TMP/gen.json
+GEN_ERR=$NETNS_TMP/gen.err
+
+# Every counter the tests compare, as "name value" lines in FILE.
+snapshot() {	# FILE
+	{
+		"$TOOLS/steer_maps" counters "$PINS"
+		ip netns exec "$NSA" sh -c "cd /sys/class/net/$VA/statistics &&
+			echo a_tx_packets \$(cat tx_packets) && echo a_tx_dropped \$(cat tx_dropped)"
+		in_a ethtool -S "$VA" | awk '$1 ~ /^tx_queue_0_xdp_xmit/ { sub(":", "", $1); print "a_" $1, $2 }'
+		in_b ethtool -S "$VB" | awk '$1 ~ /^rx_queue_0_xdp_packets/ { sub(":", "", $1); print "b_" $1, $2 }'
+	} >"$1"
+}
+
+# How much NAME grew between the two snapshots (absent counts as 0).
+d() {	# NAME
+	local a b
+
+	a=$(field "$NETNS_TMP/after" "$1")
+	b=$(field "$NETNS_TMP/before" "$1")
+	echo $((${a:-0} - ${b:-0}))
+}
+
+json_num() {	# KEY
+	sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" "$GEN_JSON"
+}
+
+# Runs cpusteer gen on vethA towards vethB's MAC with the options given,
+# between two snapshots. The pause lets frames still queued in the veth
+# ring or a cpumap reach the counters.
+gen_run() {	# GEN-OPTIONS...
+	snapshot "$NETNS_TMP/before"
+	in_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" "$@" >"$GEN_JSON" 2>"$GEN_ERR"
+	GEN_RC=$?
+	sleep 0.5
+	snapshot "$NETNS_TMP/after"
+}
+
+# (Re)loads cpusteer on vethB; on failure LOAD_ERR says why.
+load_b() {	# REMOTE
+	cs unload "$VB" >/dev/null 2>&1
+	LOAD_ERR=$(cs load "$VB" --cpus 0-1 --remote "$1" 2>&1)
+}
+
+# Only counters this kernel's veth has are compared.
+has() {	# NAME
+	grep -q "^$1 " "$NETNS_TMP/after"
+}
+
+# gen ran and every frame it counted is accounted for at the receiver.
+check_delivered() {
+	local sent rx xmit_err
+
+	if [ "$GEN_RC" != 0 ]; then
+		t_fail "cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+		return 1
+	fi
+	sent=$(json_num sent)
+	rx=$(d rx_packets)
+	xmit_err=$(d a_tx_queue_0_xdp_xmit_errors)
+	t_ge "frames sent" 1 "$sent"
+	t_eq "attempted (whole test runs) = sent" "$sent" "$(json_num attempted)"
+	t_eq "sent = steering rx_packets + veth transmit errors ($rx + $xmit_err)" \
+		"$sent" $((rx + xmit_err))
+	t_eq "vethA tx_packets" "$rx" "$(d a_tx_packets)"
+	t_eq "vethA tx_dropped" "$xmit_err" "$(d a_tx_dropped)"
+	has a_tx_queue_0_xdp_xmit && t_eq "vethA tx_queue_0_xdp_xmit" "$rx" "$(d a_tx_queue_0_xdp_xmit)"
+	has b_rx_queue_0_xdp_packets &&
+		t_eq "vethB rx_queue_0_xdp_packets" "$rx" "$(d b_rx_queue_0_xdp_packets)"
+	t_eq "steered: redirected" "$rx" "$(d redirected)"
+	t_eq "steered: passed" 0 "$(d passed)"
+	t_eq "steered: errors" 0 "$(d errors)"
+}
+
+# shellcheck disable=SC2086
+load_b drop || t_abort "cpusteer load --remote drop failed: $LOAD_ERR" $TESTS
+
+t_begin trafficgen_ipv4_udp_delivered
+gen_run --duration 1 --flows 100
+check_delivered
+t_eq "family" 4 "$(json_num family)"
+t_eq "frame_size" 64 "$(json_num frame_size)"
+command -v python3 >/dev/null &&
+	{ python3 -m json.tool "$GEN_JSON" >/dev/null 2>&1 || t_fail "not JSON: $(cat "$GEN_JSON")"; }
+t_end
+
+# Same run: 100 source ports hash into buckets of both CPUs.
+t_begin trafficgen_flows_spread_over_cpus
+t_ge "frames steered to CPU 0" 1 "$(d redirected_cpu0)"
+t_ge "frames steered to CPU 1" 1 "$(d redirected_cpu1)"
+t_end
+
+# One flow is one source port, one bucket, one CPU: the program really
+# rewrites the port per flow, and only per flow.
+t_begin trafficgen_one_flow_one_cpu
+gen_run --duration 0.3 --flows 1
+check_delivered
+c0=$(d redirected_cpu0) c1=$(d redirected_cpu1)
+[ "$c0" = 0 ] || [ "$c1" = 0 ] || t_fail "one flow reached both CPUs: $c0 and $c1 frames"
+t_eq "frames on its CPU" "$(d rx_packets)" $((c0 + c1))
+t_end
+
+t_begin trafficgen_ipv6_udp_delivered
+gen_run --duration 0.5 --flows 100 --ipv6
+check_delivered
+t_eq "family" 6 "$(json_num family)"
+t_end
+
+t_begin trafficgen_ipv4_tcp_delivered
+gen_run --duration 0.5 --flows 100 --tcp
+check_delivered
+t_end
+
+# IPv6/TCP headers alone are 74 bytes: that is the default size there.
+t_begin trafficgen_ipv6_tcp_delivered
+gen_run --duration 0.5 --flows 100 --ipv6 --tcp
+check_delivered
+t_eq "frame_size" 74 "$(json_num frame_size)"
+t_end
+
+# SIGINT ends a long run early with a report; a test run the signal cut
+# short counts in sent but not in attempted, so only sent is compared.
+t_begin trafficgen_stops_on_sigint
+snapshot "$NETNS_TMP/before"
+bg_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" --duration 120 >"$GEN_JSON" 2>"$GEN_ERR"
+sleep 1
+kill -INT "$BG_PID"
+wait "$BG_PID"
+GEN_RC=$?
+sleep 0.5
+snapshot "$NETNS_TMP/after"
+if [ "$GEN_RC" != 0 ]; then
+	t_fail "cpusteer gen exited with $GEN_RC after SIGINT: $(head -1 "$GEN_ERR")"
+else
+	secs=$(json_num seconds)
+	awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 60) }' ||
+		t_fail "seconds: expected the run cut well short of 120, got '$secs'"
+	t_eq "sent = steering rx_packets + veth transmit errors" "$(json_num sent)" \
+		$(($(d rx_packets) + $(d a_tx_queue_0_xdp_xmit_errors)))
+fi
+t_end
+
+# With --remote pass the frames reach B's stack, which verifies every L4
+# checksum (a frame from a cpumap carries no checksum state) before it
+# finds no socket. IPv4/UDP frames carry none (0), so only the IP header
+# checksum is tested there.
+t_begin trafficgen_checksums_valid
+load_b pass || t_fail "cpusteer load --remote pass failed: $LOAD_ERR"
+if ! ip -n "$NSB" addr add 10.201.0.2/24 dev "$VB" ||
+	! ip -n "$NSB" addr add fd21::2/64 dev "$VB" nodad; then
+	t_fail "cannot add the generator's addresses to $VB"
+fi
+for mode in "udp4 UdpNoPorts UdpInCsumErrors" "udp6 Udp6NoPorts Udp6InCsumErrors --ipv6" \
+	"tcp4 TcpOutRsts TcpInCsumErrors --tcp" "tcp6 TcpOutRsts TcpInCsumErrors --ipv6 --tcp"; do
+	# shellcheck disable=SC2086
+	set -- $mode
+	name=$1 good=$2 bad=$3
+	shift 3
+	good0=$(nstat_b "$good") bad0=$(nstat_b "$bad") hdr0=$(nstat_b IpInHdrErrors)
+	gen_run --duration 0.3 --flows 50 "$@"
+	[ "$GEN_RC" = 0 ] || t_fail "$name: cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+	t_ge "$name: $good (frames B's stack accepted)" 1 $(($(nstat_b "$good") - good0))
+	t_eq "$name: $bad" 0 $(($(nstat_b "$bad") - bad0))
+	t_eq "$name: IpInHdrErrors" 0 $(($(nstat_b IpInHdrErrors) - hdr0))
+done
+t_end
+
+# Each refusal: non-zero exit, one line on stderr, nothing on stdout.
+t_begin trafficgen_bad_input
+for args in "nosuch$$" "$VA --size 10" "$VA --flows 0" "$VA --ipv6 --tcp --size 64" \
+	"$VA --size 3000" "$VA --dst-mac 02:00:00" "$VA --duration 0" "$VA --cpu 4096" "$VA --bogus"; do
+	# shellcheck disable=SC2086
+	in_a "$CPUSTEER" gen $args --duration 0.1 >"$NETNS_TMP/bad.out" 2>"$NETNS_TMP/bad.err"
+	rc=$?
+	[ "$rc" != 0 ] || t_fail "gen $args: exited 0"
+	t_eq "gen $args: stderr lines" 1 "$(wc -l <"$NETNS_TMP/bad.err")"
+	t_eq "gen $args: stdout" "" "$(cat "$NETNS_TMP/bad.out")"
+done
+t_end
+netns_exit
