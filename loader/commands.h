@@ -10,11 +10,12 @@
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 #endif

@@ -21,8 +21,9 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "live per-CPU rates: receive, enqueue, kthread, XDP errors" },
 	{ "classify", cmd_classify, "run a capture through the steering program, per-packet CPU" },
 	{ "sample-pcap", cmd_sample_pcap, "write a capture that exercises every parsing path" },
+	{ "bench", cmd_bench, "measure throughput on a veth test bed (--program: per-packet ns)" },
+	{ "demo", cmd_demo, "flood a namespaced veth and watch cpusteer spread it over CPUs" },
 	{ "gen", cmd_gen, "transmit UDP/TCP flows on an interface from XDP live frames" },
-	{ "bench", cmd_bench, "measure steering cost (--program: per-packet ns by test runs)" },
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The benchmark's report: the summary table, the JSON file and the SVG
+ * chart. Only writing here; the figures come ready from bench_live.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_report.h"
+#include "json.h"
+#include "log.h"
+#include "stats_math.h"
+
+/* ---- summary table ---- */
+
+static double per_second(double count, const struct bench_figures *f)
+{
+	return f->seconds > 0 ? count / f->seconds : NAN;
+}
+
+static double sum_cpus(const double *v, int n)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return s;
+}
+
+/* "value (xratio)", or "-" for a figure that does not apply. The
+ * baseline's own ratio is 1 by definition and left out.
+ */
+static void put_figure(FILE *f, int width, const char *fmt, double v, double ratio,
+		       bool baseline)
+{
+	char num[32], cell[48];
+
+	if (!isfinite(v)) {
+		fprintf(f, "%*s", width, "-");
+		return;
+	}
+	snprintf(num, sizeof(num), fmt, v);
+	if (baseline || !isfinite(ratio))
+		snprintf(cell, sizeof(cell), "%s", num);
+	else
+		snprintf(cell, sizeof(cell), "%s (x%.2f)", num, ratio);
+	fprintf(f, "%*s", width, cell);
+}
+
+static void print_rates(const struct bench_result *r, FILE *f)
+{
+	const struct bench_case *c;
+	const struct bench_figures *m, *q;
+	bool base;
+	int i;
+
+	fprintf(f, "%-15s %-18s %20s %16s %7s %10s %16s %16s %10s\n", "scenario", "case",
+		"rate (ratio)", "ns/pkt (ratio)", "jain", "qdrop/s", "IPI call/s", "IPI resched/s",
+		"squeeze/s");
+	for (i = 0; i < r->ncases; i++) {
+		c = &r->cases[i];
+		m = &c->med;
+		q = &c->ratio;
+		base = c->baseline == i;
+		if (!c->nruns)
+			continue;
+		fprintf(f, "%-15s %-18s", bench_scenario_name(c->scenario), c->name);
+		put_figure(f, 21, c->tcp ? "%.2f Gbit/s" : "%.3f Mpps", bench_headline(c, m),
+			   bench_headline(c, q), base);
+		put_figure(f, 17, "%.1f", m->bpf_ns, q->bpf_ns, base);
+		put_figure(f, 8, "%.2f", m->jain, q->jain, true);
+		put_figure(f, 11, "%.0f", per_second(m->queue_drops, m), NAN, true);
+		put_figure(f, 17, "%.0f", per_second(m->ipi_call, m), q->ipi_call, base);
+		put_figure(f, 17, "%.0f", per_second(m->ipi_resched, m), q->ipi_resched, base);
+		put_figure(f, 11, "%.0f",
+			   per_second(sum_cpus(m->softnet_squeeze, r->ncpus), m), NAN, true);
+		fputc('\n', f);
+	}
+}
+
+/* Frames of the first run, exact: sent should equal received + dropped. */
+static void print_frames(const struct bench_result *r, FILE *f)
+{
+	const struct bench_figures *x;
+	const struct bench_case *c;
+	int i;
+
+	fprintf(f, "\nframes in run 1: %-17s %14s %14s %14s  %s\n", "case", "sent", "received",
+		"dropped", "sent = received + dropped");
+	for (i = 0; i < r->ncases; i++) {
+		c = &r->cases[i];
+		if (!c->nruns)
+			continue;
+		x = &c->runs[0];
+		fprintf(f, "  %-15s %-17s", bench_scenario_name(c->scenario), c->name);
+		put_figure(f, 15, "%.0f", x->sent, NAN, true);
+		put_figure(f, 15, "%.0f", x->received, NAN, true);
+		put_figure(f, 15, "%.0f", x->dropped, NAN, true);
+		fprintf(f, "  %s\n", !isfinite(x->sent) ? "-" :
+			x->sent == x->received + x->dropped ? "yes" : "NO");
+	}
+}
+
+/* Per target CPU, millions per second: what the program redirected
+ * there, what its kthread took, and what that CPU's stack processed.
+ */
+static void print_per_cpu(const struct bench_result *r, FILE *f)
+{
+	const struct bench_figures *m;
+	const struct bench_case *c;
+	int i, cpu;
+
+	fprintf(f, "\nper CPU, Mpps: redirected to / kthread / softnet processed, and squeeze/s\n");
+	for (i = 0; i < r->ncases; i++) {
+		c = &r->cases[i];
+		m = &c->med;
+		if (!c->nruns)
+			continue;
+		fprintf(f, "  %-15s %-17s", bench_scenario_name(c->scenario), c->name);
+		for (cpu = 0; cpu < r->ncpus && cpu < 16; cpu++)
+			fprintf(f, "  cpu%d %.3f/%.3f/%.3f %.0f", cpu,
+				per_second(m->redirected[cpu], m) / 1e6,
+				per_second(m->kthread[cpu], m) / 1e6,
+				per_second(m->softnet_processed[cpu], m) / 1e6,
+				per_second(m->softnet_squeeze[cpu], m));
+		fputc('\n', f);
+	}
+}
+
+static void worst_median(const double *v, unsigned int n, double *worst, double *med)
+{
+	unsigned int i;
+
+	*worst = n ? v[0] : NAN;
+	for (i = 1; i < n; i++)
+		if (v[i] > *worst)
+			*worst = v[i];
+	*med = n ? median(v, n) : NAN;
+}
+
+static void print_control(const struct bench_result *r, FILE *f)
+{
+	double worst, med;
+	unsigned int i;
+
+	if (r->nset || r->nunload) {
+		worst_median(r->set_ms, r->nset, &worst, &med);
+		fprintf(f, "\ncontrol plane under a full-rate flood: set median %.1f ms, worst %.1f ms (%u)",
+			med, worst, r->nset);
+		worst_median(r->unload_ms, r->nunload, &worst, &med);
+		fprintf(f, "; unload median %.1f ms, worst %.1f ms (%u)\n", med, worst, r->nunload);
+	}
+	if (r->dev)
+		return;
+	if (!r->kmsg_readable) {
+		fprintf(f, "kernel log: /dev/kmsg not readable, not checked\n");
+		return;
+	}
+	fprintf(f, "kernel log since the run started: %u rcu stall/WARNING/BUG line%s\n",
+		r->kmsg_matches, r->kmsg_matches == 1 ? "" : "s");
+	for (i = 0; i < r->kmsg_matches && i < BENCH_KMSG_KEEP; i++)
+		fprintf(f, "  %s\n", r->kmsg_first[i]);
+}
+
+void bench_print_summary(const struct bench_result *r, FILE *f)
+{
+	fprintf(f, "\nsummary: median of %u run%s; (xR) = ratio to the scenario's baseline, taken run by run\n",
+		r->runs, r->runs == 1 ? "" : "s");
+	if (!r->dev)
+		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP\n");
+	fputc('\n', f);
+	print_rates(r, f);
+	print_frames(r, f);
+	print_per_cpu(r, f);
+	print_control(r, f);
+}
+
+/* ---- JSON ---- */
+
+/* Frame counts are exact integers; %g would round them. */
+static void json_count(struct json *j, const char *key, double v)
+{
+	if (isfinite(v))
+		json_uint(j, key, (unsigned long long)llround(v));
+	else
+		json_null(j, key);
+}
+
+static void json_per_cpu(struct json *j, const struct bench_figures *f, int ncpus, bool counts)
+{
+	void (*put)(struct json *, const char *, double) = counts ? json_count : json_double;
+	int cpu;
+
+	json_array_open(j, "per_cpu");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		json_object_open(j, NULL);
+		json_uint(j, "cpu", cpu);
+		put(j, "redirected", f->redirected[cpu]);
+		put(j, "kthread_processed", f->kthread[cpu]);
+		put(j, "softnet_processed", f->softnet_processed[cpu]);
+		put(j, "softnet_dropped", f->softnet_dropped[cpu]);
+		put(j, "softnet_time_squeeze", f->softnet_squeeze[cpu]);
+		json_object_close(j);
+	}
+	json_array_close(j);
+}
+
+/* One set of figures. `counts` says whether they are counts (a run, or
+ * a median of runs) or ratios, which are not rounded.
+ */
+static void json_figures(struct json *j, const char *key, const struct bench_figures *f,
+			 int ncpus, bool counts)
+{
+	void (*put)(struct json *, const char *, double) = counts ? json_count : json_double;
+
+	json_object_open(j, key);
+	json_double(j, "seconds", f->seconds);
+	put(j, "frames_sent", f->sent);
+	put(j, "frames_received", f->received);
+	put(j, "frames_dropped", f->dropped);
+	json_double(j, "mpps", f->mpps);
+	json_double(j, "gbps", f->gbps);
+	put(j, "queue_full_drops", f->queue_drops);
+	json_double(j, "jain_index", f->jain);
+	json_double(j, "bpf_ns_per_packet", f->bpf_ns);
+	put(j, "ipi_function_call", f->ipi_call);
+	put(j, "ipi_reschedule", f->ipi_resched);
+	json_per_cpu(j, f, ncpus, counts);
+	json_object_close(j);
+}
+
+static void json_case(struct json *j, const struct bench_result *r, int i)
+{
+	const struct bench_case *c = &r->cases[i];
+	unsigned int k;
+
+	json_object_open(j, NULL);
+	json_string(j, "name", c->name);
+	json_string(j, "description", c->what);
+	if (c->baseline == i)
+		json_null(j, "baseline");
+	else
+		json_string(j, "baseline", r->cases[c->baseline].name);
+	json_uint(j, "flows", c->flows);
+	json_uint(j, "runs_done", c->nruns);
+	json_figures(j, "median", &c->med, r->ncpus, true);
+	if (c->baseline == i)
+		json_null(j, "ratio_to_baseline");
+	else
+		json_figures(j, "ratio_to_baseline", &c->ratio, r->ncpus, false);
+	json_array_open(j, "runs");
+	for (k = 0; k < c->nruns; k++)
+		json_figures(j, NULL, &c->runs[k], r->ncpus, true);
+	json_array_close(j);
+	json_object_close(j);
+}
+
+static void json_scenarios(struct json *j, const struct bench_result *r)
+{
+	int sc, i;
+	bool open;
+
+	json_array_open(j, "scenarios");
+	for (sc = 0; sc < SC_COUNT; sc++) {
+		open = false;
+		for (i = 0; i < r->ncases; i++) {
+			if (r->cases[i].scenario != (enum bench_scenario)sc)
+				continue;
+			if (!open) {
+				json_object_open(j, NULL);
+				json_string(j, "name", bench_scenario_name(sc));
+				json_string(j, "unit", r->cases[i].tcp ? "Gbit/s" : "Mpps");
+				json_array_open(j, "cases");
+				open = true;
+			}
+			json_case(j, r, i);
+		}
+		if (open) {
+			json_array_close(j);
+			json_object_close(j);
+		}
+	}
+	json_array_close(j);
+}
+
+static void json_timings(struct json *j, const char *key, const double *v, unsigned int n)
+{
+	double worst, med;
+	unsigned int i;
+
+	worst_median(v, n, &worst, &med);
+	json_object_open(j, key);
+	json_double(j, "median", med);
+	json_double(j, "worst", worst);
+	json_array_open(j, "samples");
+	for (i = 0; i < n; i++)
+		json_double(j, NULL, v[i]);
+	json_array_close(j);
+	json_object_close(j);
+}
+
+static void json_kernel_log(struct json *j, const struct bench_result *r)
+{
+	unsigned int i;
+
+	json_object_open(j, "kernel_log");
+	json_bool(j, "checked", r->kmsg_readable && !r->dev);
+	json_uint(j, "matches", r->kmsg_matches);
+	json_array_open(j, "first_lines");
+	for (i = 0; i < r->kmsg_matches && i < BENCH_KMSG_KEEP; i++)
+		json_string(j, NULL, r->kmsg_first[i]);
+	json_array_close(j);
+	json_object_close(j);
+}
+
+int bench_write_json(const struct bench_result *r, const char *path)
+{
+	struct json j;
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		log_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	json_init(&j, f);
+	json_object_open(&j, NULL);
+	json_uint(&j, "ncpus", r->ncpus);
+	json_double(&j, "duration_s", r->duration);
+	json_uint(&j, "runs", r->runs);
+	json_uint(&j, "flows", r->flows);
+	json_uint(&j, "frame_size", r->frame_size);
+	json_int(&j, "generator_cpu", r->dev ? -1 : r->gen_cpu);
+	if (r->dev)
+		json_string(&j, "device", r->dev);
+	else
+		json_null(&j, "device");
+	json_string(&j, "note", "generator, receiver NAPI and cpumap kthreads share the CPUs; "
+				"ratios are medians of run-by-run ratios to the baseline");
+	json_scenarios(&j, r);
+	json_object_open(&j, "control_plane_ms");
+	json_timings(&j, "set", r->set_ms, r->nset);
+	json_timings(&j, "unload", r->unload_ms, r->nunload);
+	json_object_close(&j);
+	json_kernel_log(&j, r);
+	json_object_close(&j);
+	if (fclose(f)) {
+		log_err("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* ---- SVG ---- */
+
+#define SVG_BAR_W 112
+#define SVG_BAR_GAP 12
+#define SVG_GROUP_GAP 48
+#define SVG_MARGIN 40
+#define SVG_PLOT_H 240
+#define SVG_TOP 70
+
+static void svg_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+static int group_cases(const struct bench_result *r, int sc)
+{
+	int i, n = 0;
+
+	for (i = 0; i < r->ncases; i++)
+		n += r->cases[i].scenario == (enum bench_scenario)sc && r->cases[i].nruns;
+	return n;
+}
+
+static double group_max(const struct bench_result *r, int sc)
+{
+	double m = 0, v;
+	int i;
+
+	for (i = 0; i < r->ncases; i++) {
+		if (r->cases[i].scenario != (enum bench_scenario)sc || !r->cases[i].nruns)
+			continue;
+		v = bench_headline(&r->cases[i], &r->cases[i].med);
+		if (isfinite(v) && v > m)
+			m = v;
+	}
+	return m;
+}
+
+/* One bar: height by the group's own scale (Mpps and Gbit/s do not share
+ * an axis), the value on top, the ratio inside, the case name below.
+ */
+static void svg_bar(FILE *f, const struct bench_result *r, int i, int x, double scale)
+{
+	const struct bench_case *c = &r->cases[i];
+	double v = bench_headline(c, &c->med), ratio = bench_headline(c, &c->ratio);
+	int base = SVG_TOP + SVG_PLOT_H, h = isfinite(v) && scale > 0 ? v / scale * SVG_PLOT_H : 0;
+	int mid = x + SVG_BAR_W / 2;
+
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", x,
+		base - h, SVG_BAR_W, h, c->baseline == i ? "#9e9e9e" : "#3b7dd8");
+	if (isfinite(v))
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.*f</text>\n", mid,
+			base - h - 6, c->tcp ? 2 : 3, v);
+	else
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">n/a</text>\n", mid,
+			base - 6);
+	if (c->baseline != i && isfinite(ratio) && h > 20)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"white\">x%.2f</text>\n",
+			mid, base - h + 16, ratio);
+	else if (c->baseline == i && h > 20)
+		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"white\">baseline</text>\n",
+			mid, base - h + 16);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", mid, base + 16);
+	svg_text(f, c->name);
+	fputs("</text>\n", f);
+}
+
+static int svg_group(FILE *f, const struct bench_result *r, int sc, int x)
+{
+	int n = group_cases(r, sc), i, w = n * SVG_BAR_W + (n - 1) * SVG_BAR_GAP;
+	double scale = group_max(r, sc) * 1.15;
+	bool tcp = false;
+
+	for (i = 0; i < r->ncases; i++) {
+		if (r->cases[i].scenario != (enum bench_scenario)sc || !r->cases[i].nruns)
+			continue;
+		tcp = r->cases[i].tcp;
+		svg_bar(f, r, i, x, scale);
+		x += SVG_BAR_W + SVG_BAR_GAP;
+	}
+	x -= SVG_BAR_W + SVG_BAR_GAP;
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-weight=\"bold\">", x + SVG_BAR_W - w / 2,
+		SVG_TOP + SVG_PLOT_H + 38);
+	svg_text(f, bench_scenario_name(sc));
+	fprintf(f, " (%s)</text>\n", tcp ? "Gbit/s" : "Mpps");
+	return w;
+}
+
+int bench_write_svg(const struct bench_result *r, const char *path)
+{
+	int sc, n, x = SVG_MARGIN, width = SVG_MARGIN;
+	FILE *f;
+
+	for (sc = 0; sc < SC_COUNT; sc++) {
+		n = group_cases(r, sc);
+		if (n)
+			width += n * SVG_BAR_W + (n - 1) * SVG_BAR_GAP + SVG_GROUP_GAP;
+	}
+	width += SVG_MARGIN - SVG_GROUP_GAP;
+	if (width < 480)
+		width = 480;
+	f = fopen(path, "w");
+	if (!f) {
+		log_err("cannot write %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "font-family=\"sans-serif\" font-size=\"12\">\n"
+		   "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width,
+		SVG_TOP + SVG_PLOT_H + 60);
+	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">cpusteer bench: "
+		   "median of %u run%s, %d CPUs, %u flows</text>\n", SVG_MARGIN, r->runs,
+		r->runs == 1 ? "" : "s", r->ncpus, r->flows);
+	fprintf(f, "<text x=\"%d\" y=\"44\">grey: baseline; blue: compared case, xR = ratio to the baseline (same run). "
+		   "Each group has its own scale.</text>\n", SVG_MARGIN);
+	fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", SVG_MARGIN / 2,
+		SVG_TOP + SVG_PLOT_H, width - SVG_MARGIN / 2, SVG_TOP + SVG_PLOT_H);
+	for (sc = 0; sc < SC_COUNT; sc++)
+		if (group_cases(r, sc))
+			x += svg_group(f, r, sc, x) + SVG_GROUP_GAP;
+	fputs("</svg>\n", f);
+	if (fclose(f)) {
+		log_err("cannot write %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+int bench_write_files(const struct bench_result *r, const char *path)
+{
+	size_t len = strlen(path);
+	char *svg = malloc(len + 5);
+	int err;
+
+	if (!svg)
+		return -ENOMEM;
+	strcpy(svg, path);
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		svg[len - 5] = '\0';
+	strcat(svg, ".svg");
+	err = bench_write_json(r, path);
+	if (!err)
+		err = bench_write_svg(r, svg);
+	if (!err)
+		printf("wrote %s and %s\n", path, svg);
+	free(svg);
+	return err;
+}

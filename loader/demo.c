@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cpusteer demo: the whole job on a machine without a NIC. It builds the
+ * bench's veth pair and namespace, loads cpusteer on the receiving end
+ * through this CLI, floods it from the live-frames generator while
+ * `cpusteer stats` shows the per-CPU view once a second, then prints what
+ * was sent and where it went, unloads and removes everything (also after
+ * Ctrl-C).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "bench_live.h"
+#include "commands.h"
+#include "log.h"
+#include "options.h"
+#include "stats_math.h"
+
+static const char demo_usage[] =
+	"usage: cpusteer demo [--duration S] [--flows N]\n"
+	"Creates a veth pair whose receiving end sits in a namespace of its own,\n"
+	"loads cpusteer there (--cpus: every online CPU, --remote drop), sends\n"
+	"64-byte UDP of N flows into it for S seconds while `cpusteer stats`\n"
+	"shows the per-CPU view once a second, then prints frames sent and\n"
+	"received, the split over CPUs and its Jain index, unloads and removes\n"
+	"everything. Ctrl-C stops early and cleans up the same way.\n"
+	"\n"
+	"  --duration S   seconds of traffic, 1-3600 (default 20)\n"
+	"  --flows N      flows (default 1000)\n";
+
+/* `cpusteer stats` in the namespace: its display is the operator's view,
+ * so the demo shows exactly that rather than a look-alike.
+ */
+static pid_t spawn_stats(struct testbed *b, __u32 seconds)
+{
+	char count[16];
+	char *argv[] = { (char *)self_exe(), "stats", b->topo.rx_if, "--count", count, NULL };
+
+	snprintf(count, sizeof(count), "%u", seconds);
+	fflush(stdout);
+	return topology_spawn_in_ns(&b->topo, argv);
+}
+
+/* stats ends by itself after --count blocks; give it a moment for the
+ * last one, then stop it.
+ */
+static void stop_stats(pid_t pid, bool now)
+{
+	int i;
+
+	if (pid <= 0)
+		return;
+	for (i = 0; !now && i < 40; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(50000);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+static void print_summary(const struct testbed *b, const struct generator *g,
+			  const struct bench_figures *f)
+{
+	double total = 0, load[BENCH_MAX_CPUS];
+	int cpu;
+
+	printf("\ndemo summary: %.1f s, %u flows, generator on CPU 0\n", g->res.seconds,
+	       g->opts.flows);
+	printf("  frames sent      %14llu  (%.3f Mpps)\n", (unsigned long long)g->res.sent,
+	       g->res.seconds > 0 ? g->res.sent / g->res.seconds / 1e6 : 0);
+	printf("  frames received  %14.0f  (%.3f Mpps, counted by the steering program)\n",
+	       f->received, g->res.seconds > 0 ? f->received / g->res.seconds / 1e6 : 0);
+	printf("  frames dropped   %14.0f  (refused by the receiving veth: ring full)\n", f->dropped);
+	if (isfinite(f->queue_drops))
+		printf("  queue-full drops %14.0f  (cpumap queues of the target CPUs)\n",
+		       f->queue_drops);
+	for (cpu = 0; cpu < b->ncpus; cpu++)
+		total += f->redirected[cpu];
+	for (cpu = 0; cpu < b->ncpus; cpu++) {
+		load[cpu] = f->redirected[cpu];
+		if (f->redirected[cpu])
+			printf("  cpu %-3d redirected %14.0f  %5.1f%%\n", cpu, f->redirected[cpu],
+			       total > 0 ? 100 * f->redirected[cpu] / total : 0);
+	}
+	printf("  Jain index of the split: %.3f (1 = even over %d CPUs)\n",
+	       jain_index(load, b->ncpus), b->ncpus);
+}
+
+/* Loads, floods while stats runs, measures; the caller cleans up. */
+static int demo_run(struct testbed *b, double duration, __u32 flows)
+{
+	char *load[] = { "load", b->topo.rx_if, "--cpus", b->cpus, "--remote", "drop", NULL };
+	struct observer *ob = NULL;
+	struct generator g = {};
+	struct bench_figures f;
+	pid_t stats = -1;
+	int err, netdev;
+
+	printf("cpusteer demo: %s (host) -> %s in namespace %s, cpusteer on CPUs %s\n",
+	       b->topo.tx_if, b->topo.rx_if, b->topo.netns, b->cpus);
+	fflush(stdout);
+	if (testbed_cli(b, load, NULL))
+		return -EIO;
+	netdev = testbed_netdev_fd(b);
+	ob = observer_new(b->ncpus, b->topo.rx_if, netdev, true);
+	err = ob ? observer_mark(ob) : -EIO;
+	if (!err) {
+		stats = spawn_stats(b, (__u32)ceil(duration));
+		err = stats < 0 ? stats : generator_start(&g, b, flows, 0, duration);
+	}
+	while (!err && !generator_done(&g))
+		err = bench_sleep(0.05);
+	err = generator_stop(&g) ?: err;
+	stop_stats(stats, err != 0);
+	if (!err)
+		bench_sleep(0.1);	/* let the queues drain */
+	if (!err && !bench_stop)
+		err = observer_figures(ob, &f);
+	if (!err && !bench_stop)
+		print_summary(b, &g, &f);
+	observer_free(ob);
+	if (netdev >= 0)
+		close(netdev);
+	return err;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	__u32 duration = 20, flows = 1000;
+	struct testbed b;
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			if (parse_u32("--duration", optarg, 1, 3600, &duration))
+				return 1;
+			break;
+		case 'f':
+			if (parse_u32("--flows", optarg, 1, TRAFFICGEN_MAX_FLOWS, &flows))
+				return 1;
+			break;
+		case 'v':
+			log_verbose = true;
+			break;
+		case 'h':
+			fputs(demo_usage, stdout);
+			return 0;
+		default:
+			fputs(demo_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		log_err("demo: unexpected argument '%s' (cpusteer demo --help)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (require_root("demo"))
+		return 1;
+	err = testbed_open(&b);
+	if (!err)
+		err = demo_run(&b, duration, flows);
+	testbed_close(&b);
+	if (bench_stop || err == -EINTR) {
+		log_err("demo: interrupted; cpusteer unloaded and the test bed removed");
+		return 130;
+	}
+	if (!err)
+		printf("cpusteer unloaded, test bed removed\n");
+	return err ? 1 : 0;
+}

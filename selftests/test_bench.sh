@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# The throughput bench and the demo: short runs that check counts and
+# cleanup, not speed.
+#
+#   host namespace                    namespace csb<pid>
+#   csbA<pid> 10.201.0.1  --veth-->   csbB<pid> 10.201.0.2
+#   live-frames generator, CPU 0      cpusteer load --cpus 0-1 --remote drop
+#
+# Both commands build that test bed themselves (<pid> is their own pid)
+# and must leave no namespace, link or pin behind: after a normal run,
+# and after SIGINT in the middle of one.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+tu_tmpdir
+
+# Names the run with pid $1 would have left behind, one per line.
+leftovers() {	# PID
+	ip netns list | awk '{ print $1 }' | grep -x "csb$1"
+	ip -o link show | grep -o "csbA$1[@:]"
+	ls -d /sys/fs/bpf/cpusteer/csbB"$1" 2>/dev/null
+}
+
+expect_clean() {	# PID WHAT
+	local left
+
+	left=$(leftovers "$1" | tr '\n' ' ')
+	[ -z "$left" ] || fail "$2 left behind: $left"
+}
+
+# Starts CMD in the background and records its pid (the test bed's
+# names contain it), its output and its exit status.
+run_bg() {	# OUT CMD...
+	local out=$1
+
+	shift
+	"$@" >"$out" 2>&1 &
+	BG_PID=$!
+}
+
+BENCH_JSON=$TU_TMP/bench.json
+BENCH_OUT=$TU_TMP/bench.out
+BENCH_RC=
+BENCH_PID=
+
+test_bench_runs() {
+	run_bg "$BENCH_OUT" "$CPUSTEER" bench --duration 1 --runs 1 --scenario steering-cost \
+		--json "$BENCH_JSON"
+	BENCH_PID=$BG_PID
+	wait "$BENCH_PID"
+	BENCH_RC=$?
+	expect_eq "$BENCH_RC" 0 "exit status of cpusteer bench"
+	[ "$BENCH_RC" = 0 ] || note_file "$BENCH_OUT" output
+	grep -q '^summary: median of 1 run' "$BENCH_OUT" || fail "no summary table in the output"
+	grep -q 'steering-cost/steer-1000flows run 1/1' "$BENCH_OUT" ||
+		fail "no live line for steer-1000flows"
+}
+
+# Every generated frame is accounted for: counted by the steering
+# program, or refused by the receiving veth's ring.
+test_frames_add_up() {
+	[ -s "$BENCH_JSON" ] || { skip "bench wrote no JSON"; return; }
+	local out
+
+	out=$(python3 - "$BENCH_JSON" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for sc in d["scenarios"]:
+    for c in sc["cases"]:
+        r = c["runs"][0]
+        s, rx, dr = r["frames_sent"], r["frames_received"], r["frames_dropped"]
+        if not s or s != rx + dr:
+            print("%s: sent %s, received %s + dropped %s" % (c["name"], s, rx, dr))
+        red = sum(p["redirected"] for p in r["per_cpu"])
+        if red != rx:
+            print("%s: redirected per CPU sum %s, received %s" % (c["name"], red, rx))
+EOF
+)
+	[ -z "$out" ] || fail "$out"
+}
+
+test_json_has_every_figure() {
+	[ -s "$BENCH_JSON" ] || { skip "bench wrote no JSON"; return; }
+	local out
+
+	out=$(python3 - "$BENCH_JSON" <<'EOF'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+want_cases = {"notouch-1flow", "steer-1flow", "notouch-1000flows", "steer-1000flows"}
+fig = ["seconds", "frames_sent", "frames_received", "frames_dropped", "mpps",
+       "queue_full_drops", "jain_index", "bpf_ns_per_packet", "ipi_function_call",
+       "ipi_reschedule", "per_cpu"]
+cpu = ["cpu", "redirected", "kthread_processed", "softnet_processed",
+       "softnet_dropped", "softnet_time_squeeze"]
+sc = {s["name"]: s for s in d["scenarios"]}
+if set(sc) != {"steering-cost"}:
+    print("scenarios:", sorted(sc))
+cases = {c["name"]: c for c in sc.get("steering-cost", {}).get("cases", [])}
+if set(cases) != want_cases:
+    print("cases:", sorted(cases))
+for name, c in cases.items():
+    for key in ("median", "runs"):
+        if key not in c:
+            print(name, "lacks", key)
+    m = c.get("median", {})
+    for k in fig:
+        if m.get(k) is None:
+            print(name, "median lacks", k)
+    if len(m.get("per_cpu", [])) != d["ncpus"]:
+        print(name, "per_cpu entries", len(m.get("per_cpu", [])))
+    for p in m.get("per_cpu", []):
+        for k in cpu:
+            if p.get(k) is None:
+                print(name, "per_cpu lacks", k)
+    if name.startswith("steer"):
+        r = c.get("ratio_to_baseline") or {}
+        if not isinstance(r.get("mpps"), float) or not r.get("bpf_ns_per_packet"):
+            print(name, "lacks ratios to the no-touch floor")
+        if c.get("baseline") != name.replace("steer", "notouch"):
+            print(name, "baseline", c.get("baseline"))
+cp = d.get("control_plane_ms", {})
+if len(cp.get("set", {}).get("samples", [])) != 2 or len(cp.get("unload", {}).get("samples", [])) != 1:
+    print("control plane timings:", cp)
+if "matches" not in d.get("kernel_log", {}):
+    print("no kernel log check")
+EOF
+)
+	[ -z "$out" ] || fail "$out"
+}
+
+test_svg_well_formed() {
+	local svg=${BENCH_JSON%.json}.svg out
+
+	[ -s "$svg" ] || { fail "no chart at $svg"; return; }
+	out=$(python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+if root.tag != ns + "svg":
+    print("root element", root.tag)
+bars = [r for r in root.iter(ns + "rect") if r.get("height") != "100%"]
+if len(bars) != 4:
+    print("bars:", len(bars))
+' "$svg" 2>&1)
+	[ -z "$out" ] || fail "$out"
+}
+
+test_bench_cleans_up() {
+	[ -n "$BENCH_PID" ] || { skip "bench did not run"; return; }
+	expect_clean "$BENCH_PID" "cpusteer bench"
+}
+
+# SIGINT while the generator floods the steered receiver: the run
+# unloads cpusteer, removes the test bed and exits with 130.
+test_sigint_cleans_up() {
+	local out=$TU_TMP/sigint.out rc i
+
+	run_bg "$out" "$CPUSTEER" bench --duration 5 --runs 1 --scenario steering-cost \
+		--json "$TU_TMP/sigint.json"
+	for i in $(seq 100); do
+		grep -q 'run 1/1' "$out" && break
+		kill -0 "$BG_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'run 1/1' "$out" || fail "no live line before the signal"
+	kill -INT "$BG_PID"
+	wait "$BG_PID"
+	rc=$?
+	expect_eq "$rc" 130 "exit status after SIGINT"
+	[ ! -e "$TU_TMP/sigint.json" ] || fail "an interrupted bench wrote its JSON"
+	expect_clean "$BG_PID" "an interrupted bench"
+}
+
+test_demo_runs_and_cleans_up() {
+	local out=$TU_TMP/demo.out rc
+
+	run_bg "$out" "$CPUSTEER" demo --duration 3
+	wait "$BG_PID"
+	rc=$?
+	expect_eq "$rc" 0 "exit status of cpusteer demo"
+	grep -q '^RECEIVE' "$out" || fail "no per-CPU stats block in the demo's output"
+	grep -q 'Jain index' "$out" || fail "no summary with a Jain index"
+	[ "$rc" = 0 ] || note_file "$out" output
+	expect_clean "$BG_PID" "cpusteer demo"
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip - bench: needs root"
+	exit 0
+fi
+if ! command -v python3 >/dev/null; then
+	echo "skip - bench: needs python3 to read the JSON and SVG"
+	exit 0
+fi
+run_test bench_runs test_bench_runs
+run_test bench_frames_add_up test_frames_add_up
+run_test bench_json_has_every_figure test_json_has_every_figure
+run_test bench_svg_well_formed test_svg_well_formed
+run_test bench_cleans_up test_bench_cleans_up
+run_test bench_sigint_cleans_up test_sigint_cleans_up
+run_test demo_runs_and_cleans_up test_demo_runs_and_cleans_up
+tu_exit
