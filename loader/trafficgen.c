@@ -312,8 +312,12 @@ static int pin_caller(int cpu, const struct gen_device *d, cpu_set_t *old)
 	return 0;
 }
 
-/* Enough frames for about GEN_CALL_NS at the cost just measured, and no
- * more than the time left needs.
+/* Enough frames for about GEN_CALL_NS at the kernel's own per-frame cost
+ * of the last run, and no more than the time left needs. The kernel's
+ * figure leaves out the RCU grace period a run can spend installing the
+ * program in the test-run dispatcher; sizing by wall time let one slow
+ * grace period shrink every later run to a batch, each then paying two
+ * grace periods, and the rate never recovered.
  */
 static int next_repeat(double ns_per_frame, double left_ns)
 {
@@ -358,7 +362,8 @@ static void send_loop(struct gen_sender *w)
 			return;
 		}
 		w->attempted += repeat;
-		repeat = next_repeat((t1 - t0) / repeat, sh->end_ns - t1);
+		repeat = next_repeat(run.duration ? run.duration : (t1 - t0) / repeat,
+				     sh->end_ns - t1);
 	}
 }
 
