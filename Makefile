@@ -82,12 +82,12 @@ test: setup
 setup:
 	$(Q)scripts/setup.sh
 
-# The main job. Until the live demo exists it classifies a capture that
-# cpusteer writes itself, through the real kernel program.
+# The main job: the live demo on a namespaced veth pair it creates and
+# removes itself (DURATION seconds of traffic, default 20).
+DURATION ?= 20
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(OUT)/cpusteer sample-pcap $(OUT)/sample.pcap
-	$(Q)$(OUT)/cpusteer classify $(OUT)/sample.pcap
+	$(Q)$(OUT)/cpusteer demo --duration $(DURATION)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
