@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The stats table: one block per interval, a section per stage, rates per
+ * second. Rows at zero are left out unless --extended asks for them.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include "names.h"
+#include "stats_view.h"
+
+#define LABEL_W 20
+#define COL_W 13
+
+/* A rate rounded to a whole number, with thousands separators; a rate
+ * that rounds to zero but is not zero shows as "<1", so that a rare error
+ * over a long interval does not read as none.
+ */
+static void put_rate(__u64 count, double dt)
+{
+	double v = per_second(count, dt);
+	char digits[32], out[48];
+	int len, i, o = 0;
+
+	if (v > 0 && v < 0.5) {
+		printf("%*s", COL_W, "<1");
+		return;
+	}
+	len = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)llround(v));
+	for (i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	printf("%*s", COL_W, out);
+}
+
+/* The rest of a row: each count as a rate, a column each. */
+static void put_rates(const __u64 *counts, int n, double dt)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		put_rate(counts[i], dt);
+	putchar('\n');
+}
+
+__attribute__((format(printf, 1, 0))) static void put_vlabel(const char *fmt, va_list ap)
+{
+	char label[64];
+
+	vsnprintf(label, sizeof(label), fmt, ap);
+	printf("%-*s", LABEL_W, label);
+}
+
+__attribute__((format(printf, 1, 2))) static void put_label(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_vlabel(fmt, ap);
+	va_end(ap);
+}
+
+/* A row of a single figure. */
+__attribute__((format(printf, 3, 4))) static void put_figure_row(__u64 count, double dt,
+								  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_vlabel(fmt, ap);
+	va_end(ap);
+	put_rates(&count, 1, dt);
+}
+
+static void put_header(const char *section, const char *const *cols, int ncols)
+{
+	int i;
+
+	printf("%-*s", LABEL_W, section);
+	for (i = 0; i < ncols; i++)
+		printf("%*s", COL_W, cols[i]);
+	putchar('\n');
+}
+
+static void put_rx_row(const struct rx_sum *s, double dt)
+{
+	const __u64 counts[] = { s->rx, s->redirect, s->pass, s->error };
+
+	put_rates(counts, 4, dt);
+}
+
+/* `rx`: the steering counters of the interval, summed over the CPUs. */
+static void print_receive(const struct stats_view *v, const struct cpusteer_counters *rx,
+			  double dt)
+{
+	static const char *const cols[] = { "pkt/s", "redirect/s", "pass/s", "error/s" };
+	struct rx_sum s = rx_sum_of(rx);
+	int cpu;
+
+	put_header("RECEIVE", cols, 4);
+	put_label("  total");
+	put_rx_row(&s, dt);
+	for (cpu = 0; cpu < v->ncpus; cpu++) {
+		s = rx_sum_of(&v->delta.rx[cpu]);
+		if (!s.rx)
+			continue;
+		put_label("  cpu %d", cpu);
+		put_rx_row(&s, dt);
+	}
+}
+
+/* PASSED and ERRORS share a shape: one row per reason, and with
+ * --extended one sub-row per receiving CPU.
+ */
+static void print_reasons(const struct stats_view *v, const struct cpusteer_counters *rx,
+			  double dt, bool errors)
+{
+	static const char *const cols[] = { "pkt/s" };
+	const struct stats_sample *d = &v->delta;
+	int i, cpu, n = errors ? CPUSTEER_ERRORS : CPUSTEER_PASS_REASONS;
+	bool header = false;
+	__u64 count, per;
+
+	for (i = 0; i < n; i++) {
+		count = errors ? rx->errors[i] : rx->passed[i];
+		if (!count && !v->extended)
+			continue;
+		if (!header)
+			put_header(errors ? "ERRORS (passed)" : "PASSED", cols, 1);
+		header = true;
+		put_figure_row(count, dt, "  %s", errors ? error_name(i) : pass_reason_name(i));
+		for (cpu = 0; v->extended && cpu < v->ncpus; cpu++) {
+			per = errors ? d->rx[cpu].errors[i] : d->rx[cpu].passed[i];
+			if (per)
+				put_figure_row(per, dt, "    on cpu %d", cpu);
+		}
+	}
+}
+
+static void print_redirected(const struct stats_view *v, const struct cpusteer_counters *rx,
+			     double dt)
+{
+	static const char *const cols[] = { "pkt/s" };
+	bool header = false;
+	int cpu;
+
+	for (cpu = 0; cpu < v->ntargets; cpu++) {
+		if (!rx->redirected[cpu] && !(v->extended && v->configured[cpu]))
+			continue;
+		if (!header)
+			put_header("REDIRECTED TO", cols, 1);
+		header = true;
+		put_figure_row(rx->redirected[cpu], dt, "  cpu %d", cpu);
+	}
+}
+
+static void put_enqueue_row(const struct enqueue_count *e, double dt)
+{
+	put_rate(e->processed, dt);
+	put_rate(e->drops, dt);
+	if (e->bulks)
+		printf("%*.2f\n", COL_W, (double)e->processed / e->bulks);
+	else
+		printf("%*s\n", COL_W, "-");
+}
+
+static void print_enqueue(const struct stats_view *v, double dt)
+{
+	static const char *const cols[] = { "pkt/s", "drop/s", "bulk-avg" };
+	const struct stats_sample *d = &v->delta;
+	const struct enqueue_count *pair;
+	struct enqueue_count e;
+	int to, from, n = v->ncpus;
+
+	put_header("ENQUEUE (cpumap)", cols, 3);
+	e = sample_enqueue_all(d, n);
+	put_label("  total");
+	put_enqueue_row(&e, dt);
+	for (to = 0; to < v->ntargets; to++) {
+		e = sample_enqueue_to(d, n, to);
+		if (!e.bulks && !(v->extended && v->configured[to]))
+			continue;
+		put_label("  to cpu %d", to);
+		put_enqueue_row(&e, dt);
+		for (from = 0; v->extended && from < n; from++) {
+			pair = &d->enqueue[from * n + to];
+			if (!pair->bulks)
+				continue;
+			put_label("    from cpu %d", from);
+			put_enqueue_row(pair, dt);
+		}
+	}
+}
+
+static bool kthread_active(const struct kthread_count *k)
+{
+	return k->processed || k->drops || k->sched;
+}
+
+static void put_kthread_row(const struct kthread_count *k, double dt)
+{
+	const __u64 counts[] = { k->processed, k->drops, k->sched,
+				 k->xdp_pass, k->xdp_drop, k->xdp_redirect };
+
+	put_rates(counts, 6, dt);
+}
+
+static void print_kthread(const struct stats_view *v, double dt)
+{
+	static const char *const cols[] = { "pkt/s", "drop/s", "sched/s",
+					     "xdp-pass/s", "xdp-drop/s", "xdp-redir/s" };
+	const struct stats_sample *d = &v->delta;
+	struct kthread_count k = sample_kthread_all(d, v->ncpus);
+	int cpu;
+
+	put_header("KTHREAD", cols, 6);
+	put_label("  total");
+	put_kthread_row(&k, dt);
+	for (cpu = 0; cpu < v->ncpus; cpu++) {
+		if (!kthread_active(&d->kthread[cpu]) &&
+		    !(v->extended && v->configured[cpu]))
+			continue;
+		put_label("  cpu %d", cpu);
+		put_kthread_row(&d->kthread[cpu], dt);
+	}
+}
+
+static bool remote_active(const struct cpusteer_remote_counters *r)
+{
+	return r->passed || r->dropped || r->redirected || r->redirect_errors;
+}
+
+static void put_remote_row(const struct cpusteer_remote_counters *r, double dt)
+{
+	const __u64 counts[] = { r->passed, r->dropped, r->redirected, r->redirect_errors };
+
+	put_rates(counts, 4, dt);
+}
+
+static void print_remote(const struct stats_view *v, double dt)
+{
+	static const char *const cols[] = { "pass/s", "drop/s", "redirect/s", "redir-err/s" };
+	const struct stats_sample *d = &v->delta;
+	struct cpusteer_remote_counters r = sample_remote_all(d, v->ncpus);
+	int cpu;
+
+	put_header("SECOND STAGE", cols, 4);
+	put_label("  total");
+	put_remote_row(&r, dt);
+	for (cpu = 0; v->extended && cpu < v->ncpus; cpu++) {
+		if (!remote_active(&d->remote[cpu]))
+			continue;
+		put_label("  cpu %d", cpu);
+		put_remote_row(&d->remote[cpu], dt);
+	}
+}
+
+static __u64 exceptions_all(const struct stats_sample *s)
+{
+	__u64 count = 0;
+	int slot;
+
+	for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
+		count += s->exceptions[slot];
+	return count;
+}
+
+static void print_xdp_errors(const struct stats_view *v, double dt)
+{
+	static const char *const cols[] = { "event/s" };
+	const struct stats_sample *d = &v->delta;
+	int slot;
+
+	put_header("XDP ERRORS", cols, 1);
+	if (v->tracer->attached[TP_XDP_EXCEPTION]) {
+		put_figure_row(exceptions_all(d), dt, "  exceptions");
+		for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
+			if (d->exceptions[slot] || v->extended)
+				put_figure_row(d->exceptions[slot], dt, "    %s",
+					       exception_slot_name(slot));
+	}
+	if (v->tracer->attached[TP_XDP_REDIRECT_ERR])
+		put_figure_row(d->redirect_errors, dt, "  redirect errors");
+}
+
+void stats_print_table(const struct stats_view *v, double dt, const struct timespec *wall)
+{
+	const struct tracer *t = v->tracer;
+	struct cpusteer_remote_counters r = sample_remote_all(&v->total, v->ncpus);
+	struct cpusteer_counters rx;
+	struct tm now;
+
+	localtime_r(&wall->tv_sec, &now);
+	sample_rx_all(&rx, &v->delta, v->ncpus);
+	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname, now.tm_hour,
+	       now.tm_min, now.tm_sec, dt);
+	print_receive(v, &rx, dt);
+	print_reasons(v, &rx, dt, false);
+	print_reasons(v, &rx, dt, true);
+	print_redirected(v, &rx, dt);
+	if (t->attached[TP_CPUMAP_ENQUEUE])
+		print_enqueue(v, dt);
+	if (t->attached[TP_CPUMAP_KTHREAD])
+		print_kthread(v, dt);
+	/* A second stage shows once it is set up or has counted anything. */
+	if (v->extended || v->remote_configured || remote_active(&r))
+		print_remote(v, dt);
+	if (t->attached[TP_XDP_EXCEPTION] || t->attached[TP_XDP_REDIRECT_ERR])
+		print_xdp_errors(v, dt);
+	putchar('\n');
+}

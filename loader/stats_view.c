@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sums over CPUs that the stats table and the JSON both show. */
+#include <string.h>
+#include "names.h"
+#include "stats_view.h"
+
+/* Every counter struct is made of __u64 words (trace.h), so one loop adds
+ * up any of them: *sum += the `count` structs of `size` bytes that start
+ * at `first`, `stride` bytes apart.
+ */
+static void add_up(void *sum, const void *first, size_t size, size_t count, size_t stride)
+{
+	const char *p = first;
+	__u64 *out = sum;
+	size_t i, w;
+
+	for (i = 0; i < count; i++, p += stride)
+		for (w = 0; w < size / sizeof(__u64); w++)
+			out[w] += ((const __u64 *)p)[w];
+}
+
+struct rx_sum rx_sum_of(const struct cpusteer_counters *k)
+{
+	struct rx_sum s = { .rx = k->rx_packets };
+	int i;
+
+	for (i = 0; i < CPUSTEER_MAX_CPUS; i++)
+		s.redirect += k->redirected[i];
+	for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
+		s.pass += k->passed[i];
+	for (i = 0; i < CPUSTEER_ERRORS; i++)
+		s.error += k->errors[i];
+	return s;
+}
+
+void sample_rx_all(struct cpusteer_counters *sum, const struct stats_sample *s, int n)
+{
+	memset(sum, 0, sizeof(*sum));
+	add_up(sum, s->rx, sizeof(*sum), n, sizeof(*sum));
+}
+
+/* Enqueues to `to`, summed over the source CPUs. */
+struct enqueue_count sample_enqueue_to(const struct stats_sample *s, int n, int to)
+{
+	struct enqueue_count e = {};
+
+	add_up(&e, &s->enqueue[to], sizeof(e), n, n * sizeof(e));
+	return e;
+}
+
+struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n)
+{
+	struct enqueue_count e = {};
+
+	add_up(&e, s->enqueue, sizeof(e), (size_t)n * n, sizeof(e));
+	return e;
+}
+
+struct kthread_count sample_kthread_all(const struct stats_sample *s, int n)
+{
+	struct kthread_count k = {};
+
+	add_up(&k, s->kthread, sizeof(k), n, sizeof(k));
+	return k;
+}
+
+struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n)
+{
+	struct cpusteer_remote_counters r = {};
+
+	add_up(&r, s->remote, sizeof(r), n, sizeof(r));
+	return r;
+}
+
+const char *exception_slot_name(int slot)
+{
+	return slot <= XDP_REDIRECT ? xdp_verdict_name(slot) : "other";
+}

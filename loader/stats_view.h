@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What one block of `cpusteer stats` output is drawn from, the sums over
+ * CPUs that both its forms show, and the two forms: the table for people
+ * (stats_table.c) and one JSON object per interval (stats_json.c).
+ * stats.c samples the counters and fills the view; the views never touch
+ * the instance.
+ */
+#ifndef CPUSTEER_STATS_VIEW_H
+#define CPUSTEER_STATS_VIEW_H
+
+#include <stdbool.h>
+#include <time.h>
+#include <linux/types.h>
+#include "cpusteer.h"
+#include "trace.h"
+
+struct stats_view {
+	const char *ifname;
+	int ncpus;
+	int ntargets;			/* CPUs a cpumap entry can name */
+	bool extended;			/* --extended: rows at zero, per-CPU rows */
+	bool *configured;		/* [cpu]: a target of the instance's set */
+	bool remote_configured;		/* the cpumap entries carry a program */
+	const struct tracer *tracer;	/* which tracepoints count */
+	struct stats_sample delta;	/* over the last interval */
+	struct stats_sample total;	/* since stats started */
+};
+
+static inline double per_second(__u64 count, double dt)
+{
+	return dt > 0 ? count / dt : 0;
+}
+
+/* What one CPU's steering counters add up to. */
+struct rx_sum {
+	__u64 rx, redirect, pass, error;
+};
+
+struct rx_sum rx_sum_of(const struct cpusteer_counters *k);
+
+/* Sums over the CPUs of a sample with `n` possible CPUs. */
+void sample_rx_all(struct cpusteer_counters *sum, const struct stats_sample *s, int n);
+struct enqueue_count sample_enqueue_to(const struct stats_sample *s, int n, int to);
+struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n);
+struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
+struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
+
+/* The XDP action of an exception slot, or "other". */
+const char *exception_slot_name(int slot);
+
+void stats_print_table(const struct stats_view *v, double dt, const struct timespec *wall);
+void stats_print_json(const struct stats_view *v, double dt, const struct timespec *wall);
+
+#endif
