@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The benchmark's report: the summary table, the JSON file and the SVG
- * chart. Only writing here; the figures come ready from bench_live.c.
+ * chart. Only writing here; the figures come ready from bench_live.c
+ * (runs) and bench_cases.c (medians and ratios).
  */
 #include <errno.h>
 #include <math.h>
@@ -154,14 +155,14 @@ static void print_control(const struct bench_result *r, FILE *f)
 	}
 	if (r->dev)
 		return;
-	if (!r->kmsg_readable) {
+	if (!r->kmsg.readable) {
 		fprintf(f, "kernel log: /dev/kmsg not readable, not checked\n");
 		return;
 	}
 	fprintf(f, "kernel log since the run started: %u rcu stall/WARNING/BUG line%s\n",
-		r->kmsg_matches, r->kmsg_matches == 1 ? "" : "s");
-	for (i = 0; i < r->kmsg_matches && i < BENCH_KMSG_KEEP; i++)
-		fprintf(f, "  %s\n", r->kmsg_first[i]);
+		r->kmsg.matches, r->kmsg.matches == 1 ? "" : "s");
+	for (i = 0; i < r->kmsg.matches && i < KERNEL_LOG_KEEP; i++)
+		fprintf(f, "  %s\n", r->kmsg.first[i]);
 }
 
 void bench_print_summary(const struct bench_result *r, FILE *f)
@@ -306,11 +307,11 @@ static void json_kernel_log(struct json *j, const struct bench_result *r)
 	unsigned int i;
 
 	json_object_open(j, "kernel_log");
-	json_bool(j, "checked", r->kmsg_readable && !r->dev);
-	json_uint(j, "matches", r->kmsg_matches);
+	json_bool(j, "checked", r->kmsg.readable && !r->dev);
+	json_uint(j, "matches", r->kmsg.matches);
 	json_array_open(j, "first_lines");
-	for (i = 0; i < r->kmsg_matches && i < BENCH_KMSG_KEEP; i++)
-		json_string(j, NULL, r->kmsg_first[i]);
+	for (i = 0; i < r->kmsg.matches && i < KERNEL_LOG_KEEP; i++)
+		json_string(j, NULL, r->kmsg.first[i]);
 	json_array_close(j);
 	json_object_close(j);
 }

@@ -7,7 +7,7 @@
 #define CPUSTEER_BENCH_REPORT_H
 
 #include <stdio.h>
-#include "bench_live.h"
+#include "bench_cases.h"
 
 void bench_print_summary(const struct bench_result *r, FILE *f);
 int bench_write_json(const struct bench_result *r, const char *path);

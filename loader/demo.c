@@ -10,15 +10,11 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/wait.h>
-#include "bench_live.h"
 #include "commands.h"
 #include "log.h"
+#include "observer.h"
 #include "options.h"
-#include "stats_math.h"
+#include "testbed.h"
 
 static const char demo_usage[] =
 	"usage: cpusteer demo [--duration S] [--flows N]\n"
@@ -45,28 +41,10 @@ static pid_t spawn_stats(struct testbed *b, __u32 seconds)
 	return topology_spawn_in_ns(&b->topo, argv);
 }
 
-/* stats ends by itself after --count blocks; give it a moment for the
- * last one, then stop it.
- */
-static void stop_stats(pid_t pid, bool now)
-{
-	int i;
-
-	if (pid <= 0)
-		return;
-	for (i = 0; !now && i < 40; i++) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return;
-		usleep(50000);
-	}
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-}
-
 static void print_summary(const struct testbed *b, const struct generator *g,
 			  const struct bench_figures *f)
 {
-	double total = 0, load[BENCH_MAX_CPUS];
+	double total = 0;
 	int cpu;
 
 	printf("\ndemo summary: %.1f s, %u flows, generator on CPU 0\n", g->res.seconds,
@@ -81,33 +59,29 @@ static void print_summary(const struct testbed *b, const struct generator *g,
 		       f->queue_drops);
 	for (cpu = 0; cpu < b->ncpus; cpu++)
 		total += f->redirected[cpu];
-	for (cpu = 0; cpu < b->ncpus; cpu++) {
-		load[cpu] = f->redirected[cpu];
+	for (cpu = 0; cpu < b->ncpus; cpu++)
 		if (f->redirected[cpu])
 			printf("  cpu %-3d redirected %14.0f  %5.1f%%\n", cpu, f->redirected[cpu],
 			       total > 0 ? 100 * f->redirected[cpu] / total : 0);
-	}
-	printf("  Jain index of the split: %.3f (1 = even over %d CPUs)\n",
-	       jain_index(load, b->ncpus), b->ncpus);
+	/* The observer's Jain index is over the redirected split already. */
+	printf("  Jain index of the split: %.3f (1 = even over %d CPUs)\n", f->jain, b->ncpus);
 }
 
 /* Loads, floods while stats runs, measures; the caller cleans up. */
 static int demo_run(struct testbed *b, double duration, __u32 flows)
 {
-	char *load[] = { "load", b->topo.rx_if, "--cpus", b->cpus, "--remote", "drop", NULL };
 	struct observer *ob = NULL;
 	struct generator g = {};
 	struct bench_figures f;
 	pid_t stats = -1;
-	int err, netdev;
+	int err;
 
 	printf("cpusteer demo: %s (host) -> %s in namespace %s, cpusteer on CPUs %s\n",
 	       b->topo.tx_if, b->topo.rx_if, b->topo.netns, b->cpus);
 	fflush(stdout);
-	if (testbed_cli(b, load, NULL))
+	if (testbed_load(b, "drop", false, -1))
 		return -EIO;
-	netdev = testbed_netdev_fd(b);
-	ob = observer_new(b->ncpus, b->topo.rx_if, netdev, true);
+	ob = observer_of_testbed(b, true);
 	err = ob ? observer_mark(ob) : -EIO;
 	if (!err) {
 		stats = spawn_stats(b, (__u32)ceil(duration));
@@ -116,7 +90,10 @@ static int demo_run(struct testbed *b, double duration, __u32 flows)
 	while (!err && !generator_done(&g))
 		err = bench_sleep(0.05);
 	err = generator_stop(&g) ?: err;
-	stop_stats(stats, err != 0);
+	/* stats ends by itself after --count blocks; give it a moment for
+	 * the last one (none after an error), then stop it.
+	 */
+	bench_reap_child(stats, err ? 0 : 2, SIGTERM);
 	if (!err)
 		bench_sleep(0.1);	/* let the queues drain */
 	if (!err && !bench_stop)
@@ -124,8 +101,6 @@ static int demo_run(struct testbed *b, double duration, __u32 flows)
 	if (!err && !bench_stop)
 		print_summary(b, &g, &f);
 	observer_free(ob);
-	if (netdev >= 0)
-		close(netdev);
 	return err;
 }
 

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The case table of the throughput benchmark and the summary of its runs
+ * (see bench_cases.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_cases.h"
+#include "stats_math.h"
+
+static const char *const scenario_names[SC_COUNT] = {
+	[SC_STEERING_COST] = "steering-cost",
+	[SC_REMOTE_ACTIONS] = "remote-actions",
+	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
+	[SC_TCP] = "tcp",
+	[SC_EXTERNAL] = "external",
+};
+
+const char *bench_scenario_name(enum bench_scenario sc)
+{
+	return sc < SC_COUNT ? scenario_names[sc] : "unknown";
+}
+
+double bench_headline(const struct bench_case *c, const struct bench_figures *f)
+{
+	return c->tcp ? f->gbps : f->mpps;
+}
+
+/* ---- the case table ---- */
+
+/* NAME may hold a %u for the flow count. A baseline of -1 makes the case
+ * its own baseline. Returns the new case's index.
+ */
+static int add_case(struct bench_result *r, enum bench_scenario sc, const char *name,
+		    const char *what, int baseline, enum bench_receiver rx, const char *remote,
+		    __u32 flows, int gro, bool tcp)
+{
+	struct bench_case *c = &r->cases[r->ncases];
+
+	memset(c, 0, sizeof(*c));
+	c->scenario = sc;
+	snprintf(c->name, sizeof(c->name), name, flows);
+	c->what = what;
+	c->baseline = baseline < 0 ? r->ncases : baseline;
+	c->receiver = rx;
+	c->remote = remote;
+	c->flows = flows;
+	c->gro = gro;
+	c->tcp = tcp;
+	return r->ncases++;
+}
+
+static void add_steering_cost(struct bench_result *r, __u32 flows)
+{
+	int b;
+
+	b = add_case(r, SC_STEERING_COST, "notouch-1flow", "no-touch floor, 1 flow", -1,
+		     RX_NOTOUCH, "drop", 1, -1, false);
+	add_case(r, SC_STEERING_COST, "steer-1flow", "5-tuple steering, 1 flow", b, RX_STEER,
+		 "drop", 1, -1, false);
+	if (flows == 1)
+		return;
+	b = add_case(r, SC_STEERING_COST, "notouch-%uflows", "no-touch floor, N flows", -1,
+		     RX_NOTOUCH, "drop", flows, -1, false);
+	add_case(r, SC_STEERING_COST, "steer-%uflows", "5-tuple steering, N flows", b, RX_STEER,
+		 "drop", flows, -1, false);
+}
+
+static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flows)
+{
+	int b;
+
+	if (scenarios & (1u << SC_REMOTE_ACTIONS)) {
+		b = add_case(r, SC_REMOTE_ACTIONS, "remote-drop",
+			     "steering, second stage drops on the target CPU", -1, RX_STEER,
+			     "drop", flows, -1, false);
+		add_case(r, SC_REMOTE_ACTIONS, "remote-pass",
+			 "steering, second stage passes to the target CPU's stack", b, RX_STEER,
+			 "pass", flows, -1, false);
+	}
+	if (scenarios & (1u << SC_CPUMAP_VS_RPS)) {
+		b = add_case(r, SC_CPUMAP_VS_RPS, "rps", "no XDP, GRO on, RPS over every CPU", -1,
+			     RX_RPS, NULL, flows, 1, false);
+		add_case(r, SC_CPUMAP_VS_RPS, "cpumap",
+			 "steering through the cpumap into the stack (--remote none)", b,
+			 RX_STEER, "none", flows, -1, false);
+	}
+	if (scenarios & (1u << SC_TCP)) {
+		b = add_case(r, SC_TCP, "noxdp-gro-on", "iperf3, no XDP, GRO on", -1, RX_PLAIN,
+			     NULL, 1, 1, true);
+		add_case(r, SC_TCP, "steer-gro-on", "iperf3, steered (--remote pass), GRO on", b,
+			 RX_STEER, "pass", 1, 1, true);
+		b = add_case(r, SC_TCP, "noxdp-gro-off", "iperf3, no XDP, GRO off", -1, RX_PLAIN,
+			     NULL, 1, 0, true);
+		add_case(r, SC_TCP, "steer-gro-off", "iperf3, steered (--remote pass), GRO off",
+			 b, RX_STEER, "pass", 1, 0, true);
+	}
+}
+
+static int alloc_runs(struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++) {
+		r->cases[i].runs = calloc(r->runs, sizeof(struct bench_figures));
+		if (!r->cases[i].runs)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int bench_cases_build(struct bench_result *r, unsigned int scenarios)
+{
+	/* Room for every scenario's cases: 4 + 2 + 2 + 4. */
+	r->cases = calloc(16, sizeof(*r->cases));
+	if (!r->cases)
+		return -ENOMEM;
+	if (scenarios & (1u << SC_STEERING_COST))
+		add_steering_cost(r, r->flows);
+	add_others(r, scenarios, r->flows);
+	return alloc_runs(r);
+}
+
+int bench_cases_external(struct bench_result *r, const char *dev, bool steering)
+{
+	r->cases = calloc(1, sizeof(*r->cases));
+	if (!r->cases)
+		return -ENOMEM;
+	r->runs = 1;
+	add_case(r, SC_EXTERNAL, dev, steering ? "cpusteer loaded" : "no cpusteer instance", -1,
+		 RX_EXTERNAL, NULL, 0, -1, false);
+	return alloc_runs(r);
+}
+
+void bench_cases_free(struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++)
+		free(r->cases[i].runs);
+	free(r->cases);
+}
+
+/* ---- medians and ratios ---- */
+
+static double field(const struct bench_figures *f, size_t i)
+{
+	return ((const double *)f)[i];
+}
+
+static void set_field(struct bench_figures *f, size_t i, double v)
+{
+	((double *)f)[i] = v;
+}
+
+/* Median of the finite values; NAN when there are none. */
+static double finite_median(const double *v, size_t n)
+{
+	double ok[BENCH_MAX_RUNS];
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			ok[k++] = v[i];
+	return k ? median(ok, k) : NAN;
+}
+
+/* Ratios are taken run by run (a case against its baseline measured in
+ * the same run, minutes apart at most) and then their median: drift of a
+ * shared machine between runs cancels out.
+ */
+static void summarize_case(const struct bench_result *r, struct bench_case *c)
+{
+	const struct bench_case *base = &r->cases[c->baseline];
+	unsigned int k, n = c->nruns < base->nruns ? c->nruns : base->nruns;
+	double v[BENCH_MAX_RUNS];
+	size_t i;
+
+	_Static_assert(sizeof(struct bench_figures) % sizeof(double) == 0, "doubles only");
+	for (i = 0; i < BENCH_NFIELDS; i++) {
+		for (k = 0; k < c->nruns; k++)
+			v[k] = field(&c->runs[k], i);
+		set_field(&c->med, i, finite_median(v, c->nruns));
+		for (k = 0; k < n; k++)
+			v[k] = field(&c->runs[k], i) / field(&base->runs[k], i);
+		set_field(&c->ratio, i, finite_median(v, n));
+	}
+}
+
+void bench_cases_summarize(struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++)
+		summarize_case(r, &r->cases[i]);
+}

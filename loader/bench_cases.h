@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The throughput benchmark's cases: what each scenario compares, the
+ * figures every run of a case produced, and their medians and ratios to
+ * the case's baseline. The run loop (bench_live.c) fills them in, the
+ * report (bench_report.c) prints them.
+ */
+#ifndef CPUSTEER_BENCH_CASES_H
+#define CPUSTEER_BENCH_CASES_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "kernel_log.h"
+#include "observer.h"
+
+#define BENCH_MAX_RUNS 101
+
+enum bench_scenario {
+	SC_STEERING_COST,
+	SC_REMOTE_ACTIONS,
+	SC_CPUMAP_VS_RPS,
+	SC_TCP,
+	SC_EXTERNAL,		/* --dev: a real interface under outside traffic */
+	SC_COUNT
+};
+
+const char *bench_scenario_name(enum bench_scenario sc);
+
+/* What receives the traffic in one case. */
+enum bench_receiver {
+	RX_STEER,		/* cpusteer, 5-tuple steering */
+	RX_NOTOUCH,		/* cpusteer's no-touch floor */
+	RX_RPS,			/* no XDP, RPS over every CPU */
+	RX_PLAIN,		/* no XDP, no RPS */
+	RX_EXTERNAL,		/* --dev: whatever runs there */
+};
+
+struct bench_case {
+	enum bench_scenario scenario;
+	char name[32];
+	const char *what;		/* one line for people */
+	int baseline;			/* index of the case it is compared with */
+	enum bench_receiver receiver;
+	const char *remote;		/* --remote of load, for RX_STEER/RX_NOTOUCH */
+	__u32 flows;
+	int gro;			/* -1 leave alone, 0 off, 1 on */
+	bool tcp;			/* iperf3 instead of the generator */
+	struct bench_figures *runs;	/* [result.runs] */
+	unsigned int nruns;
+	struct bench_figures med;	/* medians of the runs */
+	struct bench_figures ratio;	/* medians of run-by-run ratios to the baseline */
+};
+
+struct bench_result {
+	int ncpus;
+	double duration;
+	unsigned int runs;
+	__u32 flows;
+	int gen_cpu;
+	__u32 frame_size;
+	const char *dev;		/* --dev IFACE, or NULL */
+	struct bench_case *cases;
+	int ncases;
+	double set_ms[2 * BENCH_MAX_RUNS];
+	unsigned int nset;
+	double unload_ms[BENCH_MAX_RUNS];
+	unsigned int nunload;
+	struct kernel_log_alarms kmsg;
+	bool interrupted;
+};
+
+/* The headline of a case: Gbit/s for TCP, Mpps otherwise. */
+double bench_headline(const struct bench_case *c, const struct bench_figures *f);
+
+/* The cases of the scenarios in `scenarios` (a bit per enum
+ * bench_scenario), r->flows flows where a case has many, each with room
+ * for r->runs runs.
+ */
+int bench_cases_build(struct bench_result *r, unsigned int scenarios);
+/* The one case of --dev DEV, one run. */
+int bench_cases_external(struct bench_result *r, const char *dev, bool steering);
+void bench_cases_free(struct bench_result *r);
+/* Fills in every case's medians and ratios from its runs. */
+void bench_cases_summarize(struct bench_result *r);
+
+#endif

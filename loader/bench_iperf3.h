@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The tcp scenario's traffic: an iperf3 server in the test bed's
+ * namespace and a client on the host, instead of the generator.
+ */
+#ifndef CPUSTEER_BENCH_IPERF3_H
+#define CPUSTEER_BENCH_IPERF3_H
+
+#include <stddef.h>
+#include "observer.h"
+#include "testbed.h"
+
+/* Where iperf3 is in $PATH (written to buf), or NULL when it is not
+ * installed.
+ */
+const char *iperf3_path(char *buf, size_t len);
+
+/* One run of `seconds` (rounded up): the server started, the figures
+ * marked, the client run while `ob` prints its lines under LABEL. *f gets
+ * the figures once the counts settle, with the receiver's goodput.
+ */
+int iperf3_run(struct testbed *b, const char *iperf3, double seconds, struct observer *ob,
+	       const char *label, struct bench_figures *f);
+
+#endif

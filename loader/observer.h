@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the receiver counted between a mark and now, as the figures that
+ * bench reports and demo summarizes: the steering program's per-CPU
+ * counters and the cpumap tracepoints (when cpusteer is loaded on the
+ * interface), the interface's line of /proc/net/dev, softnet and IPI
+ * counters, and the attached program's run time when BPF statistics are
+ * on. While traffic flows it prints one line a second.
+ */
+#ifndef CPUSTEER_OBSERVER_H
+#define CPUSTEER_OBSERVER_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "testbed.h"
+
+/* The figures of one run (or their medians, or ratios). Every member is
+ * a double so that medians and ratios are taken member by member over
+ * the struct as an array; NAN marks a figure that does not apply.
+ */
+struct bench_figures {
+	double seconds;
+	double sent;			/* frames the generator transmitted */
+	double received;		/* frames the receiver's counters saw */
+	double dropped;			/* frames the receiving device refused */
+	double mpps;			/* received per second, millions */
+	double gbps;			/* tcp: iperf3 receiver goodput */
+	double queue_drops;		/* cpumap enqueue drops: queue full */
+	double jain;			/* fairness of the per-CPU load */
+	double bpf_ns;			/* steering program run time per packet */
+	double ipi_call;		/* function-call IPIs, all CPUs */
+	double ipi_resched;		/* rescheduling IPIs, all CPUs */
+	double redirected[BENCH_MAX_CPUS];
+	double kthread[BENCH_MAX_CPUS];
+	double softnet_processed[BENCH_MAX_CPUS];
+	double softnet_dropped[BENCH_MAX_CPUS];
+	double softnet_squeeze[BENCH_MAX_CPUS];
+};
+
+#define BENCH_NFIELDS (sizeof(struct bench_figures) / sizeof(double))
+
+struct observer;
+
+/* Watches IFNAME: its /proc/net/dev line through `netdev_fd` (-1: none;
+ * the observer owns it from here on, also when this fails), and the
+ * steering counters when `steering` (cpusteer is loaded on IFNAME).
+ */
+struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd, bool steering);
+/* The same for the test bed's receiver. */
+struct observer *observer_of_testbed(const struct testbed *b, bool steering);
+void observer_free(struct observer *ob);
+
+/* Where the figures start counting. */
+int observer_mark(struct observer *ob);
+/* The figures from the mark until now. */
+int observer_figures(struct observer *ob, struct bench_figures *f);
+/* The same once the traffic has stopped: first waits until the counts
+ * hold still. The caller adds what the traffic source knows (sent,
+ * seconds, Gbit/s).
+ */
+void observer_final_figures(struct observer *ob, struct bench_figures *f);
+
+/* What ends a watch: the generator finishing (g set), a child exiting
+ * (pid > 0; its wait status lands in `status`), or a deadline.
+ */
+struct watch_until {
+	struct generator *g;
+	pid_t pid;
+	int status;
+	double end;
+};
+
+/* One line a second under LABEL (received Mpps and the per-CPU split)
+ * until `u` says so; -EINTR once bench_stop is set.
+ */
+int observer_watch(struct observer *ob, const char *label, struct watch_until *u);
+
+#endif

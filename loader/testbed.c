@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The test bed of bench and demo (see testbed.h): setting up and taking
+ * down the namespaced receiver, running cpusteer and iproute2/ethtool
+ * against it, the generator thread, and Ctrl-C.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include "cpuset.h"
+#include "instance.h"
+#include "log.h"
+#include "clock.h"
+#include "testbed.h"
+
+volatile int bench_stop;
+
+/* ---- stopping on Ctrl-C ---- */
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	bench_stop = 1;
+}
+
+/* No SA_RESTART: waits end early and see the flag. */
+void bench_take_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Children started while these are blocked inherit the mask: a Ctrl-C
+ * that the terminal sends to the whole process group then cannot kill a
+ * `cpusteer load` half way; the parent sees the signal once it unblocks.
+ */
+static void block_stop_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+double bench_now(void)
+{
+	return monotonic_ns() / 1e9;
+}
+
+/* Short slices, so Ctrl-C is noticed within 50 ms wherever we wait. */
+int bench_sleep(double seconds)
+{
+	double end = bench_now() + seconds, left;
+	struct timespec ts;
+
+	while (!bench_stop && (left = end - bench_now()) > 0) {
+		if (left > 0.05)
+			left = 0.05;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left * 1e9;
+		nanosleep(&ts, NULL);
+	}
+	return bench_stop ? -EINTR : 0;
+}
+
+void bench_reap_child(pid_t pid, double grace, int sig)
+{
+	double end = bench_now() + grace;
+
+	if (pid <= 0)
+		return;
+	while (waitpid(pid, NULL, WNOHANG) == 0) {
+		if (bench_now() >= end || bench_stop) {
+			kill(pid, sig);
+			waitpid(pid, NULL, 0);
+			return;
+		}
+		usleep(20000);
+	}
+}
+
+/* ---- commands against the receiver ---- */
+
+/* Runs a command in the host namespace, output kept back and shown
+ * (its first kilobyte) only when it fails. Stop signals wait until it is
+ * done, as in testbed_cli.
+ */
+static int run_host(char *const argv[])
+{
+	char out[1024], spill[512];
+	int pipefd[2], status;
+	size_t got = 0;
+	sigset_t old;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -errno;
+	block_stop_signals(&old);
+	pid = fork();
+	if (!pid) {
+		dup2(pipefd[1], STDOUT_FILENO);
+		dup2(pipefd[1], STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (pid > 0 && (n = read(pipefd[0], got + 1 < sizeof(out) ? out + got : spill,
+				     got + 1 < sizeof(out) ? sizeof(out) - 1 - got : sizeof(spill))) > 0)
+		if (got + 1 < sizeof(out))
+			got += n;
+	close(pipefd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		status = 127 << 8;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (got && out[got - 1] == '\n')
+		got--;
+	out[got] = '\0';
+	status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (status)
+		log_err("%s %s failed (status %d): %s", argv[0], argv[1], status, out);
+	return status ? -EIO : 0;
+}
+
+int testbed_cli(struct testbed *b, char *const args[], double *ms)
+{
+	char *argv[24], out[4096];
+	sigset_t old;
+	double t0;
+	int i, rc;
+
+	argv[0] = (char *)self_exe();
+	for (i = 0; args[i] && i < 22; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	block_stop_signals(&old);
+	t0 = bench_now();
+	rc = topology_run_in_ns(&b->topo, argv, out, sizeof(out));
+	if (ms)
+		*ms = (bench_now() - t0) * 1e3;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		fputs(out, stderr);
+		log_err("cpusteer %s %s in namespace %s failed (status %d)", args[0],
+			args[1] ? args[1] : "", b->topo.netns, rc);
+	}
+	return rc;
+}
+
+int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro)
+{
+	char *args[16];
+	int n = 0;
+
+	args[n++] = "load";
+	args[n++] = b->topo.rx_if;
+	args[n++] = "--cpus";
+	args[n++] = b->cpus;
+	args[n++] = "--remote";
+	args[n++] = (char *)remote;
+	if (no_touch)
+		args[n++] = "--no-touch";
+	if (gro >= 0) {
+		args[n++] = "--gro";
+		args[n++] = gro ? "on" : "off";
+	}
+	args[n] = NULL;
+	return testbed_cli(b, args, NULL) ? -EIO : 0;
+}
+
+int testbed_unload(struct testbed *b)
+{
+	char *unload[] = { "unload", b->topo.rx_if, NULL };
+
+	return testbed_cli(b, unload, NULL) ? -EIO : 0;
+}
+
+/* GRO through ethtool in the namespace. */
+int testbed_set_gro(struct testbed *b, bool on)
+{
+	char *argv[] = { "ip", "netns", "exec", b->topo.netns, "ethtool", "-K", b->topo.rx_if,
+			 "gro", on ? "on" : "off", NULL };
+
+	return run_host(argv);
+}
+
+/* The online CPUs as an rps_cpus mask: 32-bit hex groups, comma-separated,
+ * most significant first.
+ */
+static void rps_mask(const char *cpus, char *buf, size_t len)
+{
+	__u32 words[BENCH_MAX_CPUS / 32] = {};
+	struct cpuset set;
+	int i, top = 0, o = 0;
+
+	if (cpuset_parse(&set, cpus)) {
+		snprintf(buf, len, "1");
+		return;
+	}
+	for (i = 0; i < (int)set.n; i++) {
+		words[set.cpu[i] / 32] |= 1u << (set.cpu[i] % 32);
+		if ((int)set.cpu[i] / 32 > top)
+			top = set.cpu[i] / 32;
+	}
+	for (i = top; i >= 0 && o < (int)len; i--)
+		o += snprintf(buf + o, len - o, i == top ? "%x" : ",%08x", words[i]);
+}
+
+/* `ip netns exec` mounts a sysfs of the namespace for the command: our
+ * own /sys shows the host's devices only.
+ */
+int testbed_set_rps(struct testbed *b, bool every_cpu)
+{
+	char mask[96], cmd[160];
+	char *argv[] = { "ip", "netns", "exec", b->topo.netns, "sh", "-c", cmd, NULL };
+
+	if (every_cpu)
+		rps_mask(b->cpus, mask, sizeof(mask));
+	else
+		snprintf(mask, sizeof(mask), "0");
+	snprintf(cmd, sizeof(cmd), "echo %s > /sys/class/net/%s/queues/rx-0/rps_cpus", mask,
+		 b->topo.rx_if);
+	return run_host(argv);
+}
+
+/* /proc/net/dev of the receiving namespace: opened from inside, the file
+ * keeps showing that namespace after we return to ours.
+ */
+int testbed_netdev_fd(const struct testbed *b)
+{
+	int fd, err = topology_enter(&b->topo);
+
+	if (err)
+		return err;
+	fd = open("/proc/thread-self/net/dev", O_RDONLY | O_CLOEXEC);
+	err = fd < 0 ? -errno : fd;
+	topology_leave();
+	return err;
+}
+
+/* ---- setting up and taking down ---- */
+
+static void write_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, text, strlen(text)) < 0)
+		log_debug("cannot write %s: %s", path, strerror(errno));
+	close(fd);
+}
+
+static void format_mac(const __u8 *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+/* Permanent neighbour entries both ways: without them the receiver's
+ * stack, answering passed traffic, would ARP for the sender, and the
+ * reply would be a frame nobody generated among the counted ones.
+ */
+static int static_neighbours(struct testbed *b)
+{
+	char tx_mac[18], rx_mac[18];
+	char *host[] = { "ip", "neigh", "replace", "10.201.0.2", "lladdr", rx_mac, "dev",
+			 b->topo.tx_if, "nud", "permanent", NULL };
+	char *ns[] = { "ip", "-n", b->topo.netns, "neigh", "replace", "10.201.0.1", "lladdr",
+		       tx_mac, "dev", b->topo.rx_if, "nud", "permanent", NULL };
+
+	format_mac(b->topo.tx_mac, tx_mac, sizeof(tx_mac));
+	format_mac(b->topo.rx_mac, rx_mac, sizeof(rx_mac));
+	return run_host(host) ?: run_host(ns);
+}
+
+int testbed_open(struct testbed *b)
+{
+	struct cpuset online;
+	char path[128];
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	b->ncpus = libbpf_num_possible_cpus();
+	if (b->ncpus <= 0)
+		return b->ncpus ? b->ncpus : -EINVAL;
+	if (b->ncpus > BENCH_MAX_CPUS)
+		b->ncpus = BENCH_MAX_CPUS;
+	err = cpuset_online(&online);
+	if (err)
+		return err;
+	cpuset_format(&online, b->cpus, sizeof(b->cpus));
+	err = topology_create(&b->topo);
+	if (err)
+		return err;
+	b->have_topo = true;
+	bench_take_stop_signals();
+	/* The sender's IPv6 autoconfiguration (router solicitations, MLD)
+	 * would add frames nobody generated to the receiver's counts.
+	 */
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", b->topo.tx_if);
+	write_text(path, "1");
+	err = static_neighbours(b);
+	return bench_stop ? -EINTR : err;
+}
+
+void testbed_close(struct testbed *b)
+{
+	if (!b->have_topo)
+		return;
+	if (instance_is_pinned(b->topo.rx_if))
+		testbed_unload(b);
+	topology_destroy(&b->topo);
+	b->have_topo = false;
+}
+
+/* ---- the generator thread ---- */
+
+static void *generator_main(void *arg)
+{
+	struct generator *g = arg;
+
+	g->err = trafficgen_run(&g->opts, &g->stop, &g->res);
+	/* Release: whoever sees done also sees err and res. */
+	__atomic_store_n(&g->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,
+		    double seconds)
+{
+	sigset_t old;
+	int err;
+
+	memset(g, 0, sizeof(*g));
+	g->opts.ifindex = b->topo.tx_ifindex;
+	g->opts.src_mac = b->topo.tx_mac;
+	g->opts.dst_mac = b->topo.rx_mac;
+	g->opts.family = 4;
+	g->opts.proto = IPPROTO_UDP;
+	g->opts.flows = flows;
+	g->opts.frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP);
+	g->opts.duration_s = seconds;
+	g->opts.cpu = cpu;
+	/* Signals go to the main thread, which owns the cleanup. */
+	block_stop_signals(&old);
+	err = pthread_create(&g->thread, NULL, generator_main, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		log_err("cannot start the traffic generator thread: %s", strerror(err));
+		return -err;
+	}
+	g->running = true;
+	return 0;
+}
+
+bool generator_done(struct generator *g)
+{
+	return __atomic_load_n(&g->done, __ATOMIC_ACQUIRE);
+}
+
+int generator_stop(struct generator *g)
+{
+	if (!g->running)
+		return 0;
+	g->stop = 1;
+	pthread_join(g->thread, NULL);
+	g->running = false;
+	return g->err;
+}

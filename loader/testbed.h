@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The test bed that `cpusteer bench` and `cpusteer demo` build for
+ * themselves: the namespaced veth pair of topology.h, cpusteer driven
+ * through its own CLI inside the namespace, the live-frames generator on a
+ * thread of its own, and the Ctrl-C handling that lets a run unload
+ * cpusteer and remove everything before it exits.
+ */
+#ifndef CPUSTEER_TESTBED_H
+#define CPUSTEER_TESTBED_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "cpusteer.h"
+#include "topology.h"
+#include "trafficgen.h"
+
+/* Per-CPU figures of bench and demo have room for this many CPUs. */
+#define BENCH_MAX_CPUS CPUSTEER_MAX_CPUS
+
+/* ---- stopping on Ctrl-C ---- */
+
+/* Set by SIGINT/SIGTERM once testbed_open or bench_take_stop_signals has
+ * run; whoever waits checks it and unwinds.
+ */
+extern volatile int bench_stop;
+
+/* Replaces topology's own hooks (which remove the namespace at once): a
+ * signal only sets bench_stop, so the run can unload cpusteer first.
+ */
+void bench_take_stop_signals(void);
+
+double bench_now(void);
+/* Sleeps up to `seconds`, in slices, returning early with -EINTR once
+ * bench_stop is set.
+ */
+int bench_sleep(double seconds);
+/* Gives child PID up to `grace` seconds to exit by itself (less once
+ * bench_stop is set), then sends it `sig`; in every case waits for it.
+ */
+void bench_reap_child(pid_t pid, double grace, int sig);
+
+/* ---- the namespaced veth pair ---- */
+
+struct testbed {
+	struct topology topo;
+	bool have_topo;
+	int ncpus;		/* possible CPUs, for per-CPU counters */
+	char cpus[64];		/* the online CPUs as a --cpus list */
+};
+
+/* Builds the topology and takes over SIGINT/SIGTERM (they set
+ * bench_stop); the caller checks bench_stop and calls testbed_close.
+ */
+int testbed_open(struct testbed *b);
+/* Unloads cpusteer from the receiver if it is loaded, removes the
+ * topology.
+ */
+void testbed_close(struct testbed *b);
+/* Runs `cpusteer ARGS...` inside the namespace; its stdout is kept back
+ * and shown only when it fails. *ms (optional) gets the wall time.
+ * Returns the exit status or a negative errno.
+ */
+int testbed_cli(struct testbed *b, char *const args[], double *ms);
+
+/* `cpusteer load` on the receiver over every online CPU, with --remote
+ * REMOTE, --no-touch if asked, and --gro on/off unless `gro` is -1.
+ */
+int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro);
+int testbed_unload(struct testbed *b);
+
+/* The receiver without cpusteer. GRO on gives a veth without XDP the
+ * NAPI it needs to receive the generator's frames at all; RPS spreads
+ * them over every online CPU, or (off) over none.
+ */
+int testbed_set_gro(struct testbed *b, bool on);
+int testbed_set_rps(struct testbed *b, bool every_cpu);
+
+/* /proc/net/dev of the receiving namespace, as an fd for observer_new. */
+int testbed_netdev_fd(const struct testbed *b);
+
+/* ---- the generator thread ---- */
+
+/* The generator on a thread of its own, so the caller can sample and
+ * drive the control plane while it runs.
+ */
+struct generator {
+	pthread_t thread;
+	struct trafficgen_opts opts;
+	struct trafficgen_result res;
+	volatile int stop;
+	int done;		/* set by the thread when trafficgen_run returns */
+	int err;
+	bool running;
+};
+
+/* Smallest UDP frames of `flows` flows from the host side to the
+ * receiver, from CPU `cpu`, for `seconds`.
+ */
+int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,
+		    double seconds);
+/* Whether trafficgen_run has returned (duration over, or an error). */
+bool generator_done(struct generator *g);
+/* Stops it (if still running) and waits; returns its error. */
+int generator_stop(struct generator *g);
+
+#endif
