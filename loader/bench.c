@@ -139,19 +139,6 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 	return 0;
 }
 
-static int parse_duration(const char *arg, double *out)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || *end || !(v > 0) || v > 3600) {
-		log_err("bad --duration '%s': expected seconds, more than 0 and at most 3600", arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 /* Options of the throughput bench; returns 0, 1 after --help, or -1. */
 static int parse_live(int argc, char **argv, struct bench_live_opts *o)
 {
@@ -171,7 +158,7 @@ static int parse_live(int argc, char **argv, struct bench_live_opts *o)
 	while (!err && (opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_DURATION:
-			err = parse_duration(optarg, &o->duration);
+			err = parse_seconds("--duration", optarg, 3600, &o->duration);
 			break;
 		case OPT_RUNS:
 			err = parse_u32("run count", optarg, 1, BENCH_MAX_RUNS, &o->runs) ? -1 : 0;

@@ -16,6 +16,7 @@
 #include "floor.skel.h"
 #include "instance.h"
 #include "json.h"
+#include "clock.h"
 #include "log.h"
 #include "names.h"
 #include "options.h"
@@ -54,14 +55,6 @@ struct bench_setup {
 	__u32 runs, repeat;
 };
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 /* Wall time over many repeats, not the kernel's per-run duration, which is
  * truncated to whole nanoseconds: at 10-20 ns a packet that rounding alone
  * would move a ratio by 5%.
@@ -86,12 +79,12 @@ static int time_case(struct bench_setup *b, const struct program_case *c, double
 	b->opts.cfg.hash_fn = c->hash_fn;
 	if (instance_write_config(&b->steer, &b->opts.cfg))
 		return -EIO;
-	t0 = now_ns();
+	t0 = monotonic_ns();
 	if (bpf_prog_test_run_opts(fd, &opts)) {
 		log_err("test run of %s failed: %s", c->name, strerror(errno));
 		return -errno;
 	}
-	*ns = (now_ns() - t0) / b->repeat;
+	*ns = (monotonic_ns() - t0) / b->repeat;
 	return 0;
 }
 

@@ -76,22 +76,6 @@ static int parse_mac(const char *arg, __u8 mac[6])
 	return -EINVAL;
 }
 
-static int parse_seconds(const char *arg, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !(v > 0) || v > GEN_MAX_SECONDS) {
-		log_err("bad duration '%s': expected seconds above 0, at most %.0f", arg,
-			GEN_MAX_SECONDS);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_cpu(const char *arg, int *cpu)
 {
 	__u32 v;
@@ -159,7 +143,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 			a->o.proto = IPPROTO_TCP;
 			break;
 		case 'd':
-			err = parse_seconds(optarg, &a->o.duration_s);
+			err = parse_seconds("--duration", optarg, GEN_MAX_SECONDS, &a->o.duration_s);
 			break;
 		case 'c':
 			err = parse_cpu(optarg, &a->o.cpu);

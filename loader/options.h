@@ -63,6 +63,8 @@ int steer_opts_finish(struct steer_opts *o);
 int steer_opts_validate(const struct steer_opts *o);
 
 int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out);
+/* Seconds, fractions allowed, above 0 and at most `max`. */
+int parse_seconds(const char *what, const char *arg, double max, double *out);
 void key_format(const __u64 key[2], char *buf, size_t len);
 
 #endif

@@ -24,6 +24,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "log.h"
 #include "packet.h"
 #include "trafficgen.h"
@@ -78,14 +79,6 @@ struct gen_sender {
 	__u64 attempted;
 	int err;
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static __u32 l3_len(int family)
 {
@@ -345,13 +338,13 @@ static void send_loop(struct gen_sender *w)
 		    .data_size_in = sh->frame->len, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = GEN_BATCH);
 	int repeat = GEN_FIRST_REPEAT, err;
-	double t0, t1 = now_ns();
+	double t0, t1 = monotonic_ns();
 
 	while (!should_stop(sh, t1)) {
 		run.repeat = repeat;
-		t0 = now_ns();
+		t0 = monotonic_ns();
 		err = bpf_prog_test_run_opts(sh->prog_fd, &run);
-		t1 = now_ns();
+		t1 = monotonic_ns();
 		if (err == -EINTR)
 			continue;
 		if (err) {
@@ -402,7 +395,7 @@ static int start_helper(struct gen_sender *helper, int cpu)
 static int send_all(struct gen_shared *sh, int cpu, struct trafficgen_result *res)
 {
 	struct gen_sender caller = { .shared = sh }, helper = { .shared = sh };
-	double start = now_ns();
+	double start = monotonic_ns();
 	int err;
 
 	sh->end_ns = start + sh->opts->duration_s * 1e9;
@@ -411,7 +404,7 @@ static int send_all(struct gen_shared *sh, int cpu, struct trafficgen_result *re
 		return err;
 	send_loop(&caller);
 	pthread_join(helper.thread, NULL);
-	res->seconds = (now_ns() - start) / 1e9;
+	res->seconds = (monotonic_ns() - start) / 1e9;
 	res->attempted = caller.attempted + helper.attempted;
 	return caller.err ? caller.err : helper.err;
 }
