@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/ethtool.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "device.h"
 #include "ethtool.h"
 #include "log.h"
@@ -448,29 +446,6 @@ int device_restore(const char *ifname, const struct device_settings *saved)
 	}
 	ctx_close(&c);
 	return first;
-}
-
-bool device_cpumap_gro_probe(void)
-{
-	const struct btf_member *m;
-	const struct btf_type *t;
-	struct btf *btf;
-	bool found = false;
-	const char *name;
-	__s32 id;
-	int i;
-
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "bpf_cpu_map_entry", BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t) && !found; i++, m++) {
-		name = btf__name_by_offset(btf, m->name_off);
-		found = name && !strcmp(name, "gro");
-	}
-	btf__free(btf);
-	return found;
 }
 
 int device_set_tx_csum(const char *ifname, bool on)

@@ -75,11 +75,6 @@ int device_apply(const char *ifname, const struct device_settings *want,
  */
 int device_restore(const char *ifname, const struct device_settings *saved);
 
-/* Whether this kernel's cpumap does GRO itself (kernel BTF: struct
- * bpf_cpu_map_entry has a member "gro"). False without kernel BTF.
- */
-bool device_cpumap_gro_probe(void);
-
 /* Turns tx checksumming on or off. A veth that sends traffic steered
  * through a cpumap needs it off: the "checksum offloaded" state of its
  * packets is lost on the way and the receiver drops them as bad.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -48,5 +49,28 @@ bool kernel_has_tracepoint(const char *name)
 		return false;
 	found = kernel_tracepoint_args(vmlinux, name) >= 0;
 	btf__free(vmlinux);
+	return found;
+}
+
+bool kernel_cpumap_does_gro(void)
+{
+	const struct btf_member *m;
+	const struct btf_type *t;
+	struct btf *btf;
+	bool found = false;
+	const char *name;
+	__s32 id;
+	int i;
+
+	btf = btf__load_vmlinux_btf();
+	if (libbpf_get_error(btf))
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_cpu_map_entry", BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (i = 0, m = t ? btf_members(t) : NULL; t && i < btf_vlen(t) && !found; i++, m++) {
+		name = btf__name_by_offset(btf, m->name_off);
+		found = name && !strcmp(name, "gro");
+	}
+	btf__free(btf);
 	return found;
 }

@@ -10,6 +10,11 @@
 struct btf;
 
 bool kernel_has_btf(void);
+/* Whether this kernel's cpumap does GRO itself (upstream since 6.15):
+ * kernel BTF gives struct bpf_cpu_map_entry a member named "gro". There
+ * is no knob for it; GRO on the ingress device is what turns it off.
+ */
+bool kernel_cpumap_does_gro(void);
 /* Whether tp_btf/NAME can attach: vmlinux BTF has btf_trace_NAME. */
 bool kernel_has_tracepoint(const char *name);
 /* The argument count of tracepoint NAME as tp_btf programs see it (the

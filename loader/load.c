@@ -11,6 +11,7 @@
 #include <xdp/libxdp.h>
 #include "commands.h"
 #include "load_opts.h"
+#include "kernel_features.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"
@@ -43,7 +44,7 @@ static void print_loaded(const struct load_opts *lo, const struct cpusteer_insta
 		printf("note: %s is a veth: its peer must send with tx checksumming off (ethtool -K PEER tx off),\n"
 		       "      or steered TCP/UDP arrives as checksum errors and is dropped by the stack\n",
 		       lo->ifname);
-	if (!device_cpumap_gro_probe())
+	if (!kernel_cpumap_does_gro())
 		printf("note: this kernel's cpumap does not do GRO itself; steered TCP is not coalesced\n");
 }
 

@@ -216,7 +216,7 @@ static void print_json(struct json *j, const struct status_view *v)
 
 static void print_features(bool as_json, struct json *j)
 {
-	bool gro = device_cpumap_gro_probe();
+	bool gro = kernel_cpumap_does_gro();
 	size_t i;
 
 	if (as_json) {

@@ -36,6 +36,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include "device.h"
+#include "kernel_features.h"
 #include "test_util.h"
 
 static char netns[32], twin[IFNAMSIZ];
@@ -266,7 +267,7 @@ static void test_cpumap_gro_probe(void)
 {
 	if (!kernel_at_least(6, 15))
 		SKIP("the cpumap does GRO only since 6.15");
-	ASSERT_TRUE(device_cpumap_gro_probe(), "cpumap GRO on this kernel");
+	ASSERT_TRUE(kernel_cpumap_does_gro(), "cpumap GRO on this kernel");
 }
 
 static void test_is_veth(void)
