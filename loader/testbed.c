@@ -99,11 +99,10 @@ void bench_reap_child(pid_t pid, double grace, int sig)
  */
 static int run_host(char *const argv[])
 {
-	char out[1024], spill[512];
+	char out[1024] = "";
 	int pipefd[2], status;
 	size_t got = 0;
 	sigset_t old;
-	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC))
@@ -117,10 +116,8 @@ static int run_host(char *const argv[])
 		_exit(127);
 	}
 	close(pipefd[1]);
-	while (pid > 0 && (n = read(pipefd[0], got + 1 < sizeof(out) ? out + got : spill,
-				     got + 1 < sizeof(out) ? sizeof(out) - 1 - got : sizeof(spill))) > 0)
-		if (got + 1 < sizeof(out))
-			got += n;
+	if (pid > 0)
+		got = read_bounded(pipefd[0], out, sizeof(out));
 	close(pipefd[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		status = 127 << 8;

@@ -227,6 +227,23 @@ void topology_destroy(struct topology *t)
 		registered = NULL;
 }
 
+/* Past len the rest is read and dropped, so a chatty child never blocks
+ * on a full pipe.
+ */
+size_t read_bounded(int fd, char *out, size_t len)
+{
+	char spill[512];
+	size_t got = 0;
+	ssize_t n;
+
+	while ((n = read(fd, got + 1 < len ? out + got : spill,
+			 got + 1 < len ? len - 1 - got : sizeof(spill))) > 0)
+		if (got + 1 < len)
+			got += n;
+	out[got] = '\0';
+	return got;
+}
+
 static pid_t fork_in_ns(const struct topology *t, char *const argv[], int out_fd)
 {
 	pid_t pid = fork();
@@ -251,8 +268,6 @@ int topology_spawn_in_ns(const struct topology *t, char *const argv[])
 int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, size_t out_len)
 {
 	int pipefd[2] = { -1, -1 }, status;
-	size_t got = 0;
-	ssize_t n;
 	pid_t pid;
 
 	if (out && pipe(pipefd))
@@ -262,16 +277,7 @@ int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, 
 		return -errno;
 	if (out) {
 		close(pipefd[1]);
-		char spill[512];
-
-		/* Past out_len the rest is read and dropped, so a chatty
-		 * child never blocks on a full pipe.
-		 */
-		while ((n = read(pipefd[0], got + 1 < out_len ? out + got : spill,
-				 got + 1 < out_len ? out_len - 1 - got : sizeof(spill))) > 0)
-			if (got + 1 < out_len)
-				got += n;
-		out[got] = '\0';
+		read_bounded(pipefd[0], out, out_len);
 		close(pipefd[0]);
 	}
 	if (waitpid(pid, &status, 0) < 0)

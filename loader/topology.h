@@ -41,6 +41,11 @@ int topology_spawn_in_ns(const struct topology *t, char *const argv[]);
 int topology_enter(const struct topology *t);
 int topology_leave(void);
 
+/* Reads fd to its end into out (NUL-terminated, at most len - 1 bytes
+ * kept); returns the bytes kept.
+ */
+size_t read_bounded(int fd, char *out, size_t len);
+
 /* Path of the running cpusteer binary, for running it inside the ns. */
 const char *self_exe(void);
 
