@@ -197,10 +197,7 @@ int cpusteer_steer(struct xdp_md *ctx)
 	} else {
 		hash = flow_hash(&key, cfg);
 	}
-	/* Multiply-shift maps the hash onto any bucket count without a
-	 * division and keeps the high hash bits, which mix best.
-	 */
-	bucket = ((__u64)hash * cfg->nbuckets) >> 32;
+	bucket = cpusteer_bucket(hash, cfg->nbuckets);
 	return redirect_via_bucket(cnt, cfg, &key, hash, bucket);
 }
 

@@ -30,6 +30,18 @@
 
 #define CPUSTEER_NON_IP_PASS 0xffffffffu
 
+/* The bucket of a flow hash in a table of `nbuckets`. Multiply-shift maps
+ * the hash onto any bucket count without a division and keeps the high
+ * hash bits, which mix best; bucket b holds the hashes from
+ * ceil(b * 2^32 / nbuckets) up to the next bucket's first. User space
+ * uses the same ranges to keep flows on their CPU when the table is
+ * resized.
+ */
+static inline __u32 cpusteer_bucket(__u32 hash, __u32 nbuckets)
+{
+	return ((__u64)hash * nbuckets) >> 32;
+}
+
 enum cpusteer_hash_fn {
 	CPUSTEER_HASH_SIPHASH13 = 0,
 	CPUSTEER_HASH_JHASH = 1,
