@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cpuset.h"
 #include "log.h"
+
+#define WORD_BITS (sizeof(unsigned long) * CHAR_BIT)
+
+/* ---- the list syntax, shared by CPU lists, machine lists and weights ---- */
 
 static int parse_uint(const char *s, char **end, unsigned long max, unsigned long *out)
 {
@@ -18,54 +22,80 @@ static int parse_uint(const char *s, char **end, unsigned long max, unsigned lon
 	return 0;
 }
 
-static int add_cpu(struct cpuset *set, unsigned long cpu, const char *list)
+/* After an item comes the end or a comma and another item: an empty item
+ * (",,", or a trailing comma) is a mistake, not nothing.
+ */
+static int next_item(const char **p, const char *end)
 {
-	if (cpuset_contains(set, cpu)) {
-		log_err("bad CPU list '%s': CPU %lu is listed twice", list, cpu);
-		return -EINVAL;
+	if (*end == ',' && end[1]) {
+		*p = end + 1;
+		return 0;
 	}
-	set->cpu[set->n] = cpu;
-	set->weight[set->n] = 1;
-	set->n++;
+	if (*end)
+		return -EINVAL;
+	*p = end;
 	return 0;
 }
 
+/* One "N" or "N-M" item. Returns 1 with the range, 0 at the end of the
+ * list, or -EINVAL.
+ */
+static int next_range(const char **p, unsigned long *lo, unsigned long *hi)
+{
+	char *end;
+
+	if (!**p)
+		return 0;
+	if (parse_uint(*p, &end, CPU_NUMBER_MAX, lo))
+		return -EINVAL;
+	*hi = *lo;
+	if (*end == '-' && parse_uint(end + 1, &end, CPU_NUMBER_MAX, hi))
+		return -EINVAL;
+	if (*hi < *lo || next_item(p, end))
+		return -EINVAL;
+	return 1;
+}
+
+/* ---- what one instance targets ---- */
+
 int cpuset_parse(struct cpuset *set, const char *list)
 {
+	/* Any number up to CPU_NUMBER_MAX may appear once: 8 KiB of bits. */
+	unsigned long seen[(CPU_NUMBER_MAX + 1) / WORD_BITS] = {};
+	unsigned long lo, hi, cpu, total = 0;
 	const char *p = list;
-	unsigned long lo, hi, cpu;
-	char *end;
-	int err;
+	int more;
 
 	memset(set, 0, sizeof(*set));
 	if (!*list) {
 		log_err("bad CPU list '': the list is empty");
 		return -EINVAL;
 	}
-	while (*p) {
-		if (parse_uint(p, &end, CPUSTEER_MAX_CPUS - 1, &lo))
-			goto bad;
-		hi = lo;
-		if (*end == '-' && parse_uint(end + 1, &end, CPUSTEER_MAX_CPUS - 1, &hi))
-			goto bad;
-		if (hi < lo)
-			goto bad;
+	while ((more = next_range(&p, &lo, &hi)) > 0) {
 		for (cpu = lo; cpu <= hi; cpu++) {
-			err = add_cpu(set, cpu, list);
-			if (err)
-				return err;
+			if (seen[cpu / WORD_BITS] & (1UL << cpu % WORD_BITS)) {
+				log_err("bad CPU list '%s': CPU %lu is listed twice", list, cpu);
+				return -EINVAL;
+			}
+			seen[cpu / WORD_BITS] |= 1UL << cpu % WORD_BITS;
+			/* Keep counting past the cap, so the message gives the total. */
+			if (total++ < CPUSTEER_MAX_CPUS) {
+				set->cpu[set->n] = cpu;
+				set->weight[set->n++] = 1;
+			}
 		}
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			goto bad;
-		p = end;
+	}
+	if (more < 0) {
+		log_err("bad CPU list '%s': expected CPU numbers from 0 to %d, as in 0-3,6",
+			list, CPU_NUMBER_MAX);
+		return -EINVAL;
+	}
+	if (total > CPUSTEER_MAX_CPUS) {
+		log_err("bad CPU list '%s': %lu CPUs, more than the %d one instance can target",
+			list, total, CPUSTEER_MAX_CPUS);
+		return -E2BIG;
 	}
 	return 0;
-bad:
-	log_err("bad CPU list '%s': expected CPU numbers below %d, as in 0-3,6",
-		list, CPUSTEER_MAX_CPUS);
-	return -EINVAL;
 }
 
 int cpuset_parse_weights(struct cpuset *set, const char *list)
@@ -106,61 +136,6 @@ bool cpuset_contains(const struct cpuset *set, __u32 cpu)
 	return false;
 }
 
-/* /sys/devices/system/cpu/online is itself a CPU list. */
-static int read_online(struct cpuset *online)
-{
-	char buf[4096];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	size_t len;
-
-	if (!f) {
-		log_err("cannot read /sys/devices/system/cpu/online: %s", strerror(errno));
-		return -errno;
-	}
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		len--;
-	buf[len] = '\0';
-	return cpuset_parse(online, buf);
-}
-
-int cpuset_online(struct cpuset *set)
-{
-	return read_online(set);
-}
-
-static int check_one(const struct cpuset *online, __u32 cpu)
-{
-	char path[64];
-
-	if (cpuset_contains(online, cpu))
-		return 0;
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u", cpu);
-	log_err("bad CPU %u: %s", cpu,
-		access(path, F_OK) ? "no such CPU on this machine" : "the CPU is offline");
-	return -ENODEV;
-}
-
-int cpu_check_online(__u32 cpu)
-{
-	struct cpuset online;
-	int err = read_online(&online);
-
-	return err ? err : check_one(&online, cpu);
-}
-
-int cpuset_check_online(const struct cpuset *set)
-{
-	struct cpuset online;
-	__u32 i;
-	int err = read_online(&online);
-
-	for (i = 0; !err && i < set->n; i++)
-		err = check_one(&online, set->cpu[i]);
-	return err;
-}
-
 void cpuset_format(const struct cpuset *set, char *buf, size_t len)
 {
 	size_t off = 0;
@@ -177,4 +152,194 @@ void cpuset_format(const struct cpuset *set, char *buf, size_t len)
 		else
 			off += snprintf(buf + off, len - off, "%s%u", i ? "," : "", set->cpu[i]);
 	}
+}
+
+/* ---- what the machine has ---- */
+
+int cpu_bitmap_parse(struct cpu_bitmap *bm, const char *list)
+{
+	unsigned long lo, hi, top = 0, cpu;
+	const char *p = list;
+	int more;
+
+	memset(bm, 0, sizeof(*bm));
+	/* The kernel writes an empty mask as an empty line. */
+	while ((more = next_range(&p, &lo, &hi)) > 0)
+		if (hi + 1 > top)
+			top = hi + 1;
+	if (more < 0)
+		return -EINVAL;
+	if (!top)
+		return 0;
+	bm->words = calloc((top + WORD_BITS - 1) / WORD_BITS, sizeof(*bm->words));
+	if (!bm->words)
+		return -ENOMEM;
+	bm->nbits = top;
+	p = list;
+	while (next_range(&p, &lo, &hi) > 0)
+		for (cpu = lo; cpu <= hi; cpu++)
+			bm->words[cpu / WORD_BITS] |= 1UL << cpu % WORD_BITS;
+	return 0;
+}
+
+int cpu_bitmap_read(struct cpu_bitmap *bm, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err;
+
+	memset(bm, 0, sizeof(*bm));
+	if (!f) {
+		err = -errno;
+		log_err("cannot read %s: %s", path, strerror(-err));
+		return err;
+	}
+	/* One line, however many CPUs it names. */
+	len = getline(&line, &cap, f);
+	fclose(f);
+	if (len < 0) {
+		free(line);
+		log_err("cannot read %s: the file is empty", path);
+		return -EIO;
+	}
+	while (len && (line[len - 1] == '\n' || line[len - 1] == ' '))
+		line[--len] = '\0';
+	err = cpu_bitmap_parse(bm, line);
+	if (err)
+		log_err("cannot read %s: '%s' is not a CPU list", path, line);
+	free(line);
+	return err;
+}
+
+bool cpu_bitmap_test(const struct cpu_bitmap *bm, __u32 cpu)
+{
+	return cpu < bm->nbits && (bm->words[cpu / WORD_BITS] >> (cpu % WORD_BITS) & 1);
+}
+
+__u32 cpu_bitmap_count(const struct cpu_bitmap *bm)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < (bm->nbits + WORD_BITS - 1) / WORD_BITS; i++)
+		n += __builtin_popcountl(bm->words[i]);
+	return n;
+}
+
+void cpu_bitmap_free(struct cpu_bitmap *bm)
+{
+	free(bm->words);
+	memset(bm, 0, sizeof(*bm));
+}
+
+int cpu_machine_read(struct cpu_machine *m)
+{
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	err = cpu_bitmap_read(&m->possible, "/sys/devices/system/cpu/possible");
+	if (!err)
+		err = cpu_bitmap_read(&m->online, "/sys/devices/system/cpu/online");
+	if (err)
+		cpu_machine_free(m);
+	return err;
+}
+
+void cpu_machine_free(struct cpu_machine *m)
+{
+	cpu_bitmap_free(&m->possible);
+	cpu_bitmap_free(&m->online);
+}
+
+/* `*m` itself, or this machine read into `own` (zeroed by the caller, and
+ * freed by it in any case).
+ */
+static int use_machine(const struct cpu_machine **m, struct cpu_machine *own)
+{
+	int err;
+
+	if (*m)
+		return 0;
+	err = cpu_machine_read(own);
+	*m = own;
+	return err;
+}
+
+static int check_one(__u32 cpu, const struct cpu_machine *m)
+{
+	if (!cpu_bitmap_test(&m->possible, cpu)) {
+		log_err("bad CPU %u: no such CPU on this machine", cpu);
+		return -ENODEV;
+	}
+	if (!cpu_bitmap_test(&m->online, cpu)) {
+		log_err("bad CPU %u: the CPU is offline", cpu);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int cpuset_check(const struct cpuset *set, const struct cpu_machine *m)
+{
+	struct cpu_machine own = {};
+	int err = use_machine(&m, &own);
+	__u32 i;
+
+	for (i = 0; !err && i < set->n; i++)
+		err = check_one(set->cpu[i], m);
+	cpu_machine_free(&own);
+	return err;
+}
+
+int cpu_check(__u32 cpu, const struct cpu_machine *m)
+{
+	struct cpu_machine own = {};
+	int err = use_machine(&m, &own);
+
+	if (!err)
+		err = check_one(cpu, m);
+	cpu_machine_free(&own);
+	return err;
+}
+
+int cpuset_all_online(struct cpuset *set, const struct cpu_machine *m)
+{
+	struct cpu_machine own = {};
+	int err = use_machine(&m, &own);
+	__u32 cpu, n;
+
+	memset(set, 0, sizeof(*set));
+	if (err)
+		goto out;
+	n = cpu_bitmap_count(&m->online);
+	if (n > CPUSTEER_MAX_CPUS) {
+		log_err("cannot target every online CPU: %u are online, more than the %d one instance can target; choose some with --cpus",
+			n, CPUSTEER_MAX_CPUS);
+		err = -E2BIG;
+		goto out;
+	}
+	for (cpu = 0; cpu < m->online.nbits; cpu++) {
+		if (!cpu_bitmap_test(&m->online, cpu))
+			continue;
+		set->cpu[set->n] = cpu;
+		set->weight[set->n++] = 1;
+	}
+out:
+	cpu_machine_free(&own);
+	return err;
+}
+
+int cpuset_check_online(const struct cpuset *set)
+{
+	return cpuset_check(set, NULL);
+}
+
+int cpu_check_online(__u32 cpu)
+{
+	return cpu_check(cpu, NULL);
+}
+
+int cpuset_online(struct cpuset *set)
+{
+	return cpuset_all_online(set, NULL);
 }

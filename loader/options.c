@@ -68,7 +68,7 @@ static int parse_non_ip(const char *arg, __u32 *cpu)
 		return 0;
 	}
 	if (!strncmp(arg, "cpu:", 4))
-		return parse_u32("non-IP CPU", arg + 4, 0, CPUSTEER_MAX_CPUS - 1, cpu);
+		return parse_u32("non-IP CPU", arg + 4, 0, CPU_NUMBER_MAX, cpu);
 	log_err("bad --non-ip '%s': expected pass or cpu:N", arg);
 	return -EINVAL;
 }
@@ -132,7 +132,7 @@ int steer_opts_validate(const struct steer_opts *o)
 	__u32 i, with_weight = 0;
 	int err;
 
-	err = cpuset_check_online(&o->cpus);
+	err = cpuset_check(&o->cpus, o->machine);
 	if (err)
 		return err;
 	for (i = 0; i < o->cpus.n; i++)
@@ -147,7 +147,7 @@ int steer_opts_validate(const struct steer_opts *o)
 		return -EINVAL;
 	}
 	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
-		return cpu_check_online(o->cfg.non_ip_cpu);
+		return cpu_check(o->cfg.non_ip_cpu, o->machine);
 	return 0;
 }
 
@@ -156,7 +156,7 @@ int steer_opts_finish(struct steer_opts *o)
 	int err;
 
 	if (!o->cpus_given) {
-		err = cpuset_online(&o->cpus);
+		err = cpuset_all_online(&o->cpus, o->machine);
 		if (err)
 			return err;
 	}

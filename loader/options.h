@@ -31,7 +31,7 @@ enum steer_opt_id {
 	{ "hash", required_argument, NULL, OPT_HASH }
 
 #define STEER_OPTIONS_HELP                                                          \
-	"  --cpus LIST        target CPUs, e.g. 0-3,6 (default: all online)\n"      \
+	"  --cpus LIST        up to 256 target CPUs, e.g. 0-3,6 (default: all online)\n" \
 	"  --weights LIST     one weight per CPU in --cpus (default: all 1)\n"      \
 	"  --key HEX          128-bit hash key, 32 hex digits (default: random)\n"  \
 	"  --symmetric        both directions of a connection share a CPU\n"        \
@@ -41,6 +41,10 @@ enum steer_opt_id {
 
 struct steer_opts {
 	struct cpuset cpus;
+	/* The machine the CPUs are checked against; NULL (the default): this
+	 * one, from sysfs. Tests point it at a fixture.
+	 */
+	const struct cpu_machine *machine;
 	const char *weights_arg;	/* applied once the CPU list is known */
 	struct cpusteer_config cfg;
 	/* Which options the command line gave; `set` changes only those. */

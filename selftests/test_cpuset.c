@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CPU lists and their check against a machine. The machine is a fixture
+ * (the kernel's possible and online lists as strings), so a 384-thread
+ * host or an offline CPU is simulated without touching sysfs; only
+ * this_machine_lists_read_from_sysfs reads the real one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cpuset.h"
+#include "options.h"
+#include "test_util.h"
+
+/* ---- what the code under test prints ---- */
+
+static FILE *err_file;
+static int saved_stderr = -1;
+static char err_text[1024];
+
+/* Sends stderr to a temporary file until capture_end(). */
+static void capture_begin(void)
+{
+	fflush(stderr);
+	err_file = tmpfile();
+	saved_stderr = dup(STDERR_FILENO);
+	if (err_file && saved_stderr >= 0)
+		dup2(fileno(err_file), STDERR_FILENO);
+}
+
+static const char *capture_end(void)
+{
+	size_t n = 0;
+
+	fflush(stderr);
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, STDERR_FILENO);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+	if (err_file) {
+		rewind(err_file);
+		n = fread(err_text, 1, sizeof(err_text) - 1, err_file);
+		fclose(err_file);
+		err_file = NULL;
+	}
+	err_text[n] = '\0';
+	if (n && err_text[n - 1] == '\n')
+		err_text[n - 1] = '\0';
+	return err_text;
+}
+
+#define ASSERT_MESSAGE(got, want, what)                                            \
+	do {                                                                       \
+		if (!strstr((got), (want))) {                                      \
+			printf("#   %s:%d %s: expected a message with '%s', got '%s'\n", \
+			       __FILE__, __LINE__, what, want, got);               \
+			tu_failures++;                                             \
+		}                                                                  \
+	} while (0)
+
+/* ---- fixtures ---- */
+
+static void machine_init(struct cpu_machine *m, const char *possible, const char *online)
+{
+	ASSERT_EQ(cpu_bitmap_parse(&m->possible, possible), 0, "parse the possible list");
+	ASSERT_EQ(cpu_bitmap_parse(&m->online, online), 0, "parse the online list");
+}
+
+/* Steering options as a command line would give them, on machine m. */
+static void opts_init(struct steer_opts *o, const struct cpu_machine *m,
+		      const char *cpus, const char *weights)
+{
+	memset(o, 0, sizeof(*o));
+	o->machine = m;
+	if (cpus)
+		ASSERT_EQ(steer_opts_parse(o, OPT_CPUS, cpus), 1, "--cpus parses");
+	if (weights)
+		ASSERT_EQ(steer_opts_parse(o, OPT_WEIGHTS, weights), 1, "--weights is taken");
+}
+
+/* steer_opts_finish as load runs it; returns the error, message in err_text. */
+static int finish(struct steer_opts *o)
+{
+	int err;
+
+	capture_begin();
+	err = steer_opts_finish(o);
+	capture_end();
+	return err;
+}
+
+static int parse_cpus(struct cpuset *set, const char *list)
+{
+	int err;
+
+	capture_begin();
+	err = cpuset_parse(set, list);
+	capture_end();
+	return err;
+}
+
+/* ---- the machine's own lists ---- */
+
+static void host_list_0_383_holds_384_cpus(void)
+{
+	struct cpu_bitmap bm;
+
+	ASSERT_EQ(cpu_bitmap_parse(&bm, "0-383"), 0, "parse 0-383");
+	ASSERT_EQ(cpu_bitmap_count(&bm), 384, "CPUs in 0-383");
+	ASSERT_TRUE(cpu_bitmap_test(&bm, 0) && cpu_bitmap_test(&bm, 255) &&
+		    cpu_bitmap_test(&bm, 256) && cpu_bitmap_test(&bm, 383), "0, 255, 256, 383 set");
+	ASSERT_TRUE(!cpu_bitmap_test(&bm, 384), "384 not set");
+	cpu_bitmap_free(&bm);
+}
+
+static void host_list_0_4095_sparse_holds_two_cpus(void)
+{
+	struct cpu_bitmap bm;
+
+	ASSERT_EQ(cpu_bitmap_parse(&bm, "0,4095"), 0, "parse 0,4095");
+	ASSERT_EQ(cpu_bitmap_count(&bm), 2, "CPUs in 0,4095");
+	ASSERT_EQ(bm.nbits, 4096, "bits held");
+	ASSERT_TRUE(cpu_bitmap_test(&bm, 0) && cpu_bitmap_test(&bm, 4095), "0 and 4095 set");
+	ASSERT_TRUE(!cpu_bitmap_test(&bm, 1) && !cpu_bitmap_test(&bm, 4094) &&
+		    !cpu_bitmap_test(&bm, 70000), "1, 4094, 70000 not set");
+	cpu_bitmap_free(&bm);
+}
+
+static void host_list_empty_is_no_cpu(void)
+{
+	struct cpu_bitmap bm;
+
+	ASSERT_EQ(cpu_bitmap_parse(&bm, ""), 0, "parse an empty list");
+	ASSERT_EQ(cpu_bitmap_count(&bm), 0, "CPUs in an empty list");
+	ASSERT_TRUE(!cpu_bitmap_test(&bm, 0), "0 not set");
+	cpu_bitmap_free(&bm);
+}
+
+static void this_machine_lists_read_from_sysfs(void)
+{
+	struct cpu_machine m;
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ASSERT_EQ(cpu_machine_read(&m), 0, "read /sys/devices/system/cpu");
+	ASSERT_EQ(cpu_bitmap_count(&m.online), online, "online CPUs against sysconf");
+	ASSERT_TRUE(cpu_bitmap_count(&m.possible) >= cpu_bitmap_count(&m.online),
+		    "possible CPUs at least the online ones");
+	cpu_machine_free(&m);
+}
+
+/* ---- targets on a 384-thread host ---- */
+
+static void cpus_0_3_valid_on_384_cpu_host(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-383");
+	opts_init(&o, &m, "0-3", NULL);
+	ASSERT_EQ(finish(&o), 0, "load --cpus 0-3");
+	ASSERT_EQ(o.cpus.n, 4, "targets");
+	cpu_machine_free(&m);
+}
+
+static void cpus_300_303_valid_on_384_cpu_host(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-383");
+	opts_init(&o, &m, "300-303", NULL);
+	ASSERT_EQ(finish(&o), 0, "load --cpus 300-303");
+	ASSERT_EQ(o.cpus.n, 4, "targets");
+	ASSERT_EQ(o.cpus.cpu[3], 303, "last target");
+	cpu_machine_free(&m);
+}
+
+static void cpus_256_above_255_valid_on_384_cpu_host(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-383");
+	opts_init(&o, &m, "128-383", NULL);
+	ASSERT_EQ(finish(&o), 0, "load --cpus 128-383");
+	ASSERT_EQ(o.cpus.n, 256, "targets");
+	cpu_machine_free(&m);
+}
+
+static void default_cpus_refused_on_384_cpu_host(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-383");
+	opts_init(&o, &m, NULL, NULL);
+	ASSERT_EQ(finish(&o), -E2BIG, "load without --cpus");
+	ASSERT_MESSAGE(err_text, "384 are online, more than the 256 one instance can target; choose some with --cpus",
+		       "message");
+	cpu_machine_free(&m);
+}
+
+static void default_cpus_are_the_online_ones(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+	char buf[64];
+
+	machine_init(&m, "0-7", "0-3,6");
+	opts_init(&o, &m, NULL, NULL);
+	ASSERT_EQ(finish(&o), 0, "load without --cpus");
+	cpuset_format(&o.cpus, buf, sizeof(buf));
+	if (strcmp(buf, "0-3,6")) {
+		printf("#   targets: expected 0-3,6, got %s\n", buf);
+		tu_failures++;
+	}
+	cpu_machine_free(&m);
+}
+
+static void cpus_257_targets_refused_with_count(void)
+{
+	struct cpuset set;
+
+	ASSERT_EQ(parse_cpus(&set, "0-256"), -E2BIG, "--cpus 0-256");
+	ASSERT_MESSAGE(err_text, "bad CPU list '0-256': 257 CPUs, more than the 256 one instance can target",
+		       "message");
+	ASSERT_EQ(parse_cpus(&set, "0-299"), -E2BIG, "--cpus 0-299");
+	ASSERT_MESSAGE(err_text, "bad CPU list '0-299': 300 CPUs, more than the 256 one instance can target",
+		       "message");
+}
+
+static void cpu_beyond_machine_refused_as_no_such_cpu(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-383");
+	opts_init(&o, &m, "380-384", NULL);
+	ASSERT_EQ(finish(&o), -ENODEV, "load --cpus 380-384");
+	ASSERT_MESSAGE(err_text, "bad CPU 384: no such CPU on this machine", "message");
+	cpu_machine_free(&m);
+}
+
+static void cpu_number_above_65535_refused(void)
+{
+	struct cpuset set;
+
+	ASSERT_EQ(parse_cpus(&set, "65535"), 0, "--cpus 65535");
+	ASSERT_EQ(parse_cpus(&set, "65536"), -EINVAL, "--cpus 65536");
+	ASSERT_MESSAGE(err_text, "bad CPU list '65536': expected CPU numbers from 0 to 65535",
+		       "message");
+}
+
+static void sparse_cpus_0_4095_parse_and_validate(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-4095", "0,4095");
+	opts_init(&o, &m, "0,4095", NULL);
+	ASSERT_EQ(o.cpus.n, 2, "targets");
+	ASSERT_EQ(o.cpus.cpu[1], 4095, "second target");
+	ASSERT_EQ(finish(&o), 0, "load --cpus 0,4095");
+	cpu_machine_free(&m);
+}
+
+static void cpu_listed_twice_refused(void)
+{
+	struct cpuset set;
+
+	ASSERT_EQ(parse_cpus(&set, "0-3,2"), -EINVAL, "--cpus 0-3,2");
+	ASSERT_MESSAGE(err_text, "CPU 2 is listed twice", "message");
+}
+
+/* ---- list syntax ---- */
+
+static void trailing_comma_in_cpus_refused(void)
+{
+	static const char *const bad[] = { "0,", "0,,1", ",0", "0-", "3-1", "0 ,1" };
+	struct cpuset set;
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ASSERT_EQ(parse_cpus(&set, bad[i]), -EINVAL, bad[i]);
+		ASSERT_MESSAGE(err_text, "expected CPU numbers", bad[i]);
+	}
+}
+
+/* ---- offline CPUs ---- */
+
+static void offline_cpu_refused_on_load(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+
+	machine_init(&m, "0-383", "0-9,11-383");
+	opts_init(&o, &m, "8-11", NULL);
+	ASSERT_EQ(finish(&o), -ENODEV, "load --cpus 8-11 with CPU 10 offline");
+	ASSERT_MESSAGE(err_text, "bad CPU 10: the CPU is offline", "message");
+	cpu_machine_free(&m);
+}
+
+int main(void)
+{
+	RUN_TEST(host_list_0_383_holds_384_cpus);
+	RUN_TEST(host_list_0_4095_sparse_holds_two_cpus);
+	RUN_TEST(host_list_empty_is_no_cpu);
+	RUN_TEST(this_machine_lists_read_from_sysfs);
+	RUN_TEST(cpus_0_3_valid_on_384_cpu_host);
+	RUN_TEST(cpus_300_303_valid_on_384_cpu_host);
+	RUN_TEST(cpus_256_above_255_valid_on_384_cpu_host);
+	RUN_TEST(default_cpus_refused_on_384_cpu_host);
+	RUN_TEST(default_cpus_are_the_online_ones);
+	RUN_TEST(cpus_257_targets_refused_with_count);
+	RUN_TEST(cpu_beyond_machine_refused_as_no_such_cpu);
+	RUN_TEST(cpu_number_above_65535_refused);
+	RUN_TEST(sparse_cpus_0_4095_parse_and_validate);
+	RUN_TEST(cpu_listed_twice_refused);
+	RUN_TEST(trailing_comma_in_cpus_refused);
+	RUN_TEST(offline_cpu_refused_on_load);
+	return tu_total_failed ? 1 : 0;
+}
