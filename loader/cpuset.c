@@ -266,27 +266,28 @@ static int use_machine(const struct cpu_machine **m, struct cpu_machine *own)
 	return err;
 }
 
-static int check_one(__u32 cpu, const struct cpu_machine *m)
+static int check_one(__u32 cpu, bool may_be_offline, const struct cpu_machine *m)
 {
 	if (!cpu_bitmap_test(&m->possible, cpu)) {
 		log_err("bad CPU %u: no such CPU on this machine", cpu);
 		return -ENODEV;
 	}
-	if (!cpu_bitmap_test(&m->online, cpu)) {
+	if (!may_be_offline && !cpu_bitmap_test(&m->online, cpu)) {
 		log_err("bad CPU %u: the CPU is offline", cpu);
 		return -ENODEV;
 	}
 	return 0;
 }
 
-int cpuset_check(const struct cpuset *set, const struct cpu_machine *m)
+int cpuset_check(const struct cpuset *set, const struct cpuset *running,
+		 const struct cpu_machine *m)
 {
 	struct cpu_machine own = {};
 	int err = use_machine(&m, &own);
 	__u32 i;
 
 	for (i = 0; !err && i < set->n; i++)
-		err = check_one(set->cpu[i], m);
+		err = check_one(set->cpu[i], running && cpuset_contains(running, set->cpu[i]), m);
 	cpu_machine_free(&own);
 	return err;
 }
@@ -297,7 +298,7 @@ int cpu_check(__u32 cpu, const struct cpu_machine *m)
 	int err = use_machine(&m, &own);
 
 	if (!err)
-		err = check_one(cpu, m);
+		err = check_one(cpu, false, m);
 	cpu_machine_free(&own);
 	return err;
 }
@@ -329,9 +330,27 @@ out:
 	return err;
 }
 
+int cpuset_offline(const struct cpuset *set, const struct cpu_machine *m,
+		   struct cpuset *offline)
+{
+	struct cpu_machine own = {};
+	int err = use_machine(&m, &own);
+	__u32 i;
+
+	memset(offline, 0, sizeof(*offline));
+	for (i = 0; !err && i < set->n; i++) {
+		if (cpu_bitmap_test(&m->online, set->cpu[i]))
+			continue;
+		offline->cpu[offline->n] = set->cpu[i];
+		offline->weight[offline->n++] = set->weight[i];
+	}
+	cpu_machine_free(&own);
+	return err;
+}
+
 int cpuset_check_online(const struct cpuset *set)
 {
-	return cpuset_check(set, NULL);
+	return cpuset_check(set, NULL, NULL);
 }
 
 int cpu_check_online(__u32 cpu)

@@ -68,13 +68,21 @@ void cpu_machine_free(struct cpu_machine *m);
  * on each call; tests pass a fixture instead.
  */
 
-/* Every CPU of `set` must exist and be online. */
-int cpuset_check(const struct cpuset *set, const struct cpu_machine *m);
+/* Every CPU of `set` must exist; every CPU not in `running` (NULL: none)
+ * must also be online. A CPU the running instance already targets may
+ * have gone offline since it was chosen, and refusing it would make every
+ * later `set` fail until it comes back.
+ */
+int cpuset_check(const struct cpuset *set, const struct cpuset *running,
+		 const struct cpu_machine *m);
 int cpu_check(__u32 cpu, const struct cpu_machine *m);
 /* All online CPUs, the default when --cpus is not given; refused when
  * there are more than one instance can target.
  */
 int cpuset_all_online(struct cpuset *set, const struct cpu_machine *m);
+/* The CPUs of `set` that are not online now, weights kept, for a warning. */
+int cpuset_offline(const struct cpuset *set, const struct cpu_machine *m,
+		   struct cpuset *offline);
 
 /* The above on this machine. */
 int cpuset_check_online(const struct cpuset *set);

@@ -127,12 +127,12 @@ int steer_opts_parse(struct steer_opts *o, int id, const char *arg)
 	return err ? err : 1;
 }
 
-int steer_opts_validate(const struct steer_opts *o)
+int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running)
 {
 	__u32 i, with_weight = 0;
 	int err;
 
-	err = cpuset_check(&o->cpus, o->machine);
+	err = cpuset_check(&o->cpus, running, o->machine);
 	if (err)
 		return err;
 	for (i = 0; i < o->cpus.n; i++)
@@ -146,7 +146,7 @@ int steer_opts_validate(const struct steer_opts *o)
 			o->cfg.nbuckets, with_weight);
 		return -EINVAL;
 	}
-	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
+	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS && !(running && !o->non_ip_given))
 		return cpu_check(o->cfg.non_ip_cpu, o->machine);
 	return 0;
 }
@@ -174,5 +174,5 @@ int steer_opts_finish(struct steer_opts *o)
 		o->cfg.nbuckets = CPUSTEER_DEFAULT_BUCKETS;
 	if (!o->non_ip_given)
 		o->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
-	return steer_opts_validate(o);
+	return steer_opts_validate(o, NULL);
 }

@@ -63,8 +63,13 @@ int steer_opts_parse(struct steer_opts *o, int id, const char *arg);
  */
 int steer_opts_finish(struct steer_opts *o);
 
-/* The checks of steer_opts_finish alone, for a merged configuration. */
-int steer_opts_validate(const struct steer_opts *o);
+/* The checks of steer_opts_finish alone, also for a configuration merged
+ * over a running one. CPUs of `running` (NULL when loading) need not be
+ * online: a target may go offline under a running instance, and that must
+ * not block every later change. With `running`, a non-IP CPU not given on
+ * this command line is the running one and is exempt likewise.
+ */
+int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running);
 
 int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out);
 /* Seconds, fractions allowed, above 0 and at most `max`. */

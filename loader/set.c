@@ -42,7 +42,7 @@ static int merge(struct load_opts *lo, const struct cpusteer_instance_state *st,
 		lo->cm.remote = st->remote;
 		lo->cm.redirect_ifindex = st->redirect_ifindex;
 	}
-	return steer_opts_validate(o);
+	return steer_opts_validate(o, &running);
 }
 
 /* The current table, with buckets beyond the old count unowned. */

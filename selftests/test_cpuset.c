@@ -303,6 +303,92 @@ static void offline_cpu_refused_on_load(void)
 	cpu_machine_free(&m);
 }
 
+static void offline_cpu_of_running_set_is_kept(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+	struct cpuset running;
+
+	machine_init(&m, "0-383", "0-9,11-383");
+	ASSERT_EQ(parse_cpus(&running, "8-11"), 0, "running set");
+	/* set --weights only: the CPUs are the running ones. */
+	opts_init(&o, &m, "8-11", "1,2,3,4");
+	ASSERT_EQ(cpuset_parse_weights(&o.cpus, o.weights_arg), 0, "weights");
+	o.cfg.nbuckets = 512;
+	o.cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
+	capture_begin();
+	ASSERT_EQ(steer_opts_validate(&o, &running), 0, "set with offline CPU 10 kept");
+	capture_end();
+	cpu_machine_free(&m);
+}
+
+static void offline_cpu_newly_added_refused_despite_running_set(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+	struct cpuset running;
+	int err;
+
+	machine_init(&m, "0-383", "0-9,11,13-383");
+	ASSERT_EQ(parse_cpus(&running, "8-11"), 0, "running set");
+	opts_init(&o, &m, "8-13", NULL);
+	o.cfg.nbuckets = 512;
+	o.cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
+	capture_begin();
+	err = steer_opts_validate(&o, &running);
+	capture_end();
+	ASSERT_EQ(err, -ENODEV, "set --cpus 8-13: 10 kept, 12 added, both offline");
+	ASSERT_MESSAGE(err_text, "bad CPU 12: the CPU is offline", "message");
+	cpu_machine_free(&m);
+}
+
+static void offline_non_ip_cpu_kept_unless_given_again(void)
+{
+	struct cpu_machine m;
+	struct steer_opts o;
+	struct cpuset running;
+	int err;
+
+	machine_init(&m, "0-383", "0-9,11-383");
+	ASSERT_EQ(parse_cpus(&running, "0-3"), 0, "running set");
+	opts_init(&o, &m, "0-3", NULL);
+	o.cfg.nbuckets = 512;
+	o.cfg.non_ip_cpu = 10;		/* from the running configuration */
+	capture_begin();
+	err = steer_opts_validate(&o, &running);
+	capture_end();
+	ASSERT_EQ(err, 0, "set keeping non-IP CPU 10, offline");
+	ASSERT_EQ(steer_opts_parse(&o, OPT_NON_IP, "cpu:10"), 1, "--non-ip cpu:10");
+	capture_begin();
+	err = steer_opts_validate(&o, &running);
+	capture_end();
+	ASSERT_EQ(err, -ENODEV, "set --non-ip cpu:10, offline");
+	ASSERT_MESSAGE(err_text, "bad CPU 10: the CPU is offline", "message");
+	cpu_machine_free(&m);
+}
+
+static void offline_cpus_of_a_set_are_listed(void)
+{
+	struct cpu_machine m;
+	struct cpuset set, off;
+	char buf[64];
+
+	machine_init(&m, "0-383", "0-9,11,13-383");
+	ASSERT_EQ(parse_cpus(&set, "8-13"), 0, "set");
+	set.weight[2] = 5;
+	ASSERT_EQ(cpuset_offline(&set, &m, &off), 0, "cpuset_offline");
+	cpuset_format(&off, buf, sizeof(buf));
+	if (strcmp(buf, "10,12")) {
+		printf("#   offline CPUs of 8-13: expected 10,12, got %s\n", buf);
+		tu_failures++;
+	}
+	ASSERT_EQ(off.weight[0], 5, "weight of CPU 10 kept");
+	ASSERT_EQ(parse_cpus(&set, "0-3"), 0, "set");
+	ASSERT_EQ(cpuset_offline(&set, &m, &off), 0, "cpuset_offline");
+	ASSERT_EQ(off.n, 0, "offline CPUs of 0-3");
+	cpu_machine_free(&m);
+}
+
 int main(void)
 {
 	RUN_TEST(host_list_0_383_holds_384_cpus);
@@ -321,5 +407,9 @@ int main(void)
 	RUN_TEST(cpu_listed_twice_refused);
 	RUN_TEST(trailing_comma_in_cpus_refused);
 	RUN_TEST(offline_cpu_refused_on_load);
+	RUN_TEST(offline_cpu_of_running_set_is_kept);
+	RUN_TEST(offline_cpu_newly_added_refused_despite_running_set);
+	RUN_TEST(offline_non_ip_cpu_kept_unless_given_again);
+	RUN_TEST(offline_cpus_of_a_set_are_listed);
 	return tu_total_failed ? 1 : 0;
 }
