@@ -106,12 +106,10 @@ int cpuset_parse_weights(struct cpuset *set, const char *list)
 	char *end;
 
 	while (*p) {
-		if (i == set->n || parse_uint(p, &end, 1000000, &w) ||
-		    (*end && *end != ','))
+		if (i == set->n || parse_uint(p, &end, 1000000, &w) || next_item(&p, end))
 			goto bad;
 		set->weight[i++] = w;
 		total += w;
-		p = *end ? end + 1 : end;
 	}
 	if (i != set->n)
 		goto bad;

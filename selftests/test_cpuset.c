@@ -289,6 +289,28 @@ static void trailing_comma_in_cpus_refused(void)
 	}
 }
 
+static void trailing_comma_in_weights_refused(void)
+{
+	static const char *const bad[][2] = {
+		{ "0", "1," }, { "0", "1,," }, { "0-1", "1,,2" }, { "0-1", ",1,2" },
+		{ "0-1", "1,2," }, { "0-1", "1" }, { "0-1", "1,2,3" },
+	};
+	struct cpu_machine m;
+	struct steer_opts o;
+	unsigned i;
+
+	machine_init(&m, "0-383", "0-383");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		opts_init(&o, &m, bad[i][0], bad[i][1]);
+		ASSERT_EQ(finish(&o), -EINVAL, bad[i][1]);
+		ASSERT_MESSAGE(err_text, "comma-separated numbers", bad[i][1]);
+	}
+	opts_init(&o, &m, "0-1", "3,1");
+	ASSERT_EQ(finish(&o), 0, "--cpus 0-1 --weights 3,1");
+	ASSERT_EQ(o.cpus.weight[0], 3, "weight of CPU 0");
+	cpu_machine_free(&m);
+}
+
 /* ---- offline CPUs ---- */
 
 static void offline_cpu_refused_on_load(void)
@@ -406,6 +428,7 @@ int main(void)
 	RUN_TEST(sparse_cpus_0_4095_parse_and_validate);
 	RUN_TEST(cpu_listed_twice_refused);
 	RUN_TEST(trailing_comma_in_cpus_refused);
+	RUN_TEST(trailing_comma_in_weights_refused);
 	RUN_TEST(offline_cpu_refused_on_load);
 	RUN_TEST(offline_cpu_of_running_set_is_kept);
 	RUN_TEST(offline_cpu_newly_added_refused_despite_running_set);
