@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The indirection table in user space: minimal moves when CPUs come and
- * go.
+/* The indirection table in user space: shares from weights, and minimal
+ * moves when CPUs come and go.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,9 +158,119 @@ static void rebalance_removing_cpu_moves_only_its_buckets(void)
 }
 
 
+/* ---- shares from weights ---- */
+
+/* Buckets per CPU when a fresh table of nbuckets is filled for weights w. */
+static void shares(const __u32 *w, __u32 n, __u32 nbuckets, __u32 *owned)
+{
+	__u32 *table = malloc(nbuckets * sizeof(*table)), b;
+	struct cpuset set;
+
+	fake_cpus(&set, n);
+	memcpy(set.weight, w, n * sizeof(*w));
+	for (b = 0; b < nbuckets; b++)
+		table[b] = BUCKET_UNOWNED;
+	indirection_rebalance(table, nbuckets, &set);
+	indirection_count(table, nbuckets, &set, owned);
+	free(table);
+}
+
+static void weights_100_1_over_2_buckets_give_one_each(void)
+{
+	static const __u32 w[] = { 100, 1 };
+	__u32 owned[2];
+
+	shares(w, 2, 2, owned);
+	ASSERT_EQ(owned[0], 1, "buckets of the CPU of weight 100");
+	ASSERT_EQ(owned[1], 1, "buckets of the CPU of weight 1");
+}
+
+static void weights_1000000_1_1_1_over_512_give_every_cpu_a_bucket(void)
+{
+	static const __u32 w[] = { 1000000, 1, 1, 1 };
+	__u32 owned[4], i, total = 0;
+
+	shares(w, 4, 512, owned);
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(owned[i] >= 1, "every weighted CPU owns a bucket");
+		total += owned[i];
+	}
+	ASSERT_EQ(total, 512, "buckets owned in all");
+	ASSERT_EQ(owned[0], 509, "buckets of the CPU of weight 1000000");
+	ASSERT_EQ(owned[1], 1, "buckets of a CPU of weight 1");
+}
+
+static void weights_5_1_1_over_3_buckets_give_one_each(void)
+{
+	static const __u32 w[] = { 5, 1, 1 };
+	__u32 owned[3], i;
+
+	shares(w, 3, 3, owned);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(owned[i], 1, "buckets per CPU when there are as many as CPUs");
+}
+
+static void zero_weight_cpu_gets_no_bucket(void)
+{
+	static const __u32 w[] = { 0, 1, 1 };
+	__u32 owned[3];
+
+	shares(w, 3, 512, owned);
+	ASSERT_EQ(owned[0], 0, "buckets of the CPU of weight 0");
+	ASSERT_EQ(owned[1], 256, "buckets of a CPU of weight 1");
+	ASSERT_EQ(owned[2], 256, "buckets of a CPU of weight 1");
+}
+
+/* Random weights and sizes: every weighted CPU at least one bucket, none
+ * for weight 0, the total exact, and within one of the ideal wherever the
+ * floor of one bucket does not bind.
+ */
+static void shares_within_one_of_ideal_and_total_exact(void)
+{
+	__u32 w[16], owned[16], n, nb, i, k, total, wsum, bad = 0;
+	bool floor_binds;
+	double ideal;
+
+	rng_seed(5);
+	for (k = 0; k < 300; k++) {
+		n = 1 + rng() % 16;
+		wsum = 0;
+		for (i = 0; i < n; i++) {
+			/* Mostly small weights, some huge, some zero. */
+			w[i] = rng() % 4 ? rng() % 10 : rng() % 1000001;
+			wsum += w[i];
+		}
+		if (!wsum)
+			w[0] = wsum = 1;
+		nb = n + rng() % (k % 2 ? 64 : 4096);
+		shares(w, n, nb, owned);
+		floor_binds = false;
+		for (i = 0; i < n; i++)
+			floor_binds |= w[i] && (double)nb * w[i] / wsum < 1;
+		total = 0;
+		for (i = 0; i < n; i++) {
+			ideal = (double)nb * w[i] / wsum;
+			total += owned[i];
+			if ((w[i] && !owned[i]) || (!w[i] && owned[i]) ||
+			    (!floor_binds && fabs(owned[i] - ideal) >= 1)) {
+				if (bad++ < 5)
+					printf("#   %u buckets, CPU %u of %u, weight %u of %u: owns %u, ideal %.3f\n",
+					       nb, i, n, w[i], wsum, owned[i], ideal);
+			}
+		}
+		ASSERT_EQ(total, nb, "buckets owned in all");
+	}
+	ASSERT_EQ(bad, 0, "shares off their ideal, or a weighted CPU without a bucket");
+}
+
 int main(void)
 {
 	RUN_TEST(rebalance_adding_cpu_moves_only_its_share);
 	RUN_TEST(rebalance_removing_cpu_moves_only_its_buckets);
+	RUN_TEST(weights_100_1_over_2_buckets_give_one_each);
+	RUN_TEST(weights_1000000_1_1_1_over_512_give_every_cpu_a_bucket);
+	RUN_TEST(weights_5_1_1_over_3_buckets_give_one_each);
+	RUN_TEST(zero_weight_cpu_gets_no_bucket);
+	RUN_TEST(shares_within_one_of_ideal_and_total_exact);
 	return tu_total_failed ? 1 : 0;
 }
