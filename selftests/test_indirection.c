@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The indirection table in user space: shares from weights, and minimal
- * moves when CPUs come and go.
+/* The indirection table in user space: shares from weights, minimal
+ * moves when CPUs come and go, and resizing that keeps flows on their CPU.
+ *
+ * "Moved" is measured two ways that must agree: exactly, by
+ * indirection_moved_fraction over the 2^32 hash values, and by brute
+ * force, sending pseudo-random hashes through cpusteer_bucket() in both
+ * tables as the BPF program would.
  */
 #include <math.h>
 #include <stdio.h>
@@ -263,6 +268,296 @@ static void shares_within_one_of_ideal_and_total_exact(void)
 	ASSERT_EQ(bad, 0, "shares off their ideal, or a weighted CPU without a bucket");
 }
 
+/* ---- resizing and the fraction of flows moved ---- */
+
+#define ASSERT_NEAR(actual, expected, tol, what)                                   \
+	do {                                                                       \
+		double _a = (actual), _e = (expected);                             \
+		if (!(fabs(_a - _e) <= (tol))) {                                   \
+			printf("#   %s:%d %s: expected %.6f (within %g), got %.6f\n", \
+			       __FILE__, __LINE__, what, _e, (double)(tol), _a);   \
+			tu_failures++;                                             \
+		}                                                                  \
+	} while (0)
+
+#define BRUTE_HASHES 100000
+
+/* CPUs first..last, weight 1. */
+static void cpu_range(struct cpuset *set, __u32 first, __u32 last)
+{
+	memset(set, 0, sizeof(*set));
+	for (; first <= last; first++) {
+		set->cpu[set->n] = first;
+		set->weight[set->n++] = 1;
+	}
+}
+
+/* A table as load fills one. */
+static __u32 *fresh(__u32 n, const struct cpuset *set)
+{
+	__u32 *table = malloc(n * sizeof(*table)), b;
+
+	for (b = 0; b < n; b++)
+		table[b] = BUCKET_UNOWNED;
+	indirection_rebalance(table, n, set);
+	return table;
+}
+
+/* set --buckets: resize, then correct the shares. */
+static __u32 *resized(const __u32 *old, __u32 old_n, __u32 new_n, const struct cpuset *set)
+{
+	__u32 *table = malloc(new_n * sizeof(*table));
+
+	indirection_resize(old, old_n, table, new_n);
+	indirection_rebalance(table, new_n, set);
+	return table;
+}
+
+/* The way set resized before: bucket indices kept, new ones unowned. */
+static __u32 *index_kept(const __u32 *old, __u32 old_n, __u32 new_n, const struct cpuset *set)
+{
+	__u32 *table = malloc(new_n * sizeof(*table)), b;
+
+	for (b = 0; b < new_n; b++)
+		table[b] = b < old_n ? old[b] : BUCKET_UNOWNED;
+	indirection_rebalance(table, new_n, set);
+	return table;
+}
+
+/* The share of pseudo-random hashes whose CPU differs, each hash put in
+ * its bucket the way the BPF program does.
+ */
+static double brute_moved(const __u32 *old, __u32 old_n, const __u32 *new, __u32 new_n)
+{
+	__u32 i, h, moved = 0;
+
+	rng_seed(7);
+	for (i = 0; i < BRUTE_HASHES; i++) {
+		h = rng();
+		moved += old[cpusteer_bucket(h, old_n)] != new[cpusteer_bucket(h, new_n)];
+	}
+	return (double)moved / BRUTE_HASHES;
+}
+
+/* The same when every flow is hashed anew: two independent hashes. */
+static double brute_rehash_moved(const __u32 *old, __u32 old_n, const __u32 *new, __u32 new_n)
+{
+	__u32 i, moved = 0;
+
+	rng_seed(8);
+	for (i = 0; i < BRUTE_HASHES; i++)
+		moved += old[cpusteer_bucket(rng(), old_n)] != new[cpusteer_bucket(rng(), new_n)];
+	return (double)moved / BRUTE_HASHES;
+}
+
+static void resize_512_to_1024_moves_no_flow(void)
+{
+	struct cpuset set;
+	__u32 *old, *new, moved;
+	double exact, brute;
+
+	cpu_range(&set, 0, 7);
+	old = fresh(512, &set);
+	new = malloc(1024 * sizeof(*new));
+	indirection_resize(old, 512, new, 1024);
+	moved = indirection_rebalance(new, 1024, &set);
+	exact = indirection_moved_fraction(old, 512, new, 1024);
+	brute = brute_moved(old, 512, new, 1024);
+	printf("#   512 -> 1024 buckets on 8 CPUs: moved %.6f exactly, %.6f by brute force\n",
+	       exact, brute);
+	ASSERT_EQ(moved, 0, "buckets rebalancing moved after the resize");
+	ASSERT_TRUE(exact == 0, "exact fraction moved is 0");
+	ASSERT_NEAR(brute, 0, 0, "brute-force fraction moved");
+	free(old);
+	free(new);
+}
+
+static void resize_1024_to_512_moves_half_not_seven_eighths(void)
+{
+	struct cpuset set;
+	__u32 *old, *new, *before, owned[8], i;
+	double exact, brute, was;
+
+	cpu_range(&set, 0, 7);
+	old = fresh(1024, &set);
+	new = resized(old, 1024, 512, &set);
+	before = index_kept(old, 1024, 512, &set);
+	exact = indirection_moved_fraction(old, 1024, new, 512);
+	brute = brute_moved(old, 1024, new, 512);
+	was = indirection_moved_fraction(old, 1024, before, 512);
+	printf("#   1024 -> 512 buckets on 8 CPUs: moved %.6f exactly, %.6f by brute force; %.6f with indices kept\n",
+	       exact, brute, was);
+	ASSERT_NEAR(brute, exact, 0.01, "brute force against the exact fraction");
+	/* Neighbouring buckets of an interleaved table have different CPUs,
+	 * so no table of half the size can keep more than half the flows.
+	 */
+	ASSERT_NEAR(exact, 0.5, 1e-9, "exact fraction moved, the least possible");
+	ASSERT_NEAR(was, 0.875, 1e-9, "fraction moved with indices kept, for contrast");
+	indirection_count(new, 512, &set, owned);
+	for (i = 0; i < 8; i++)
+		ASSERT_EQ(owned[i], 64, "buckets per CPU after the resize");
+	free(old);
+	free(new);
+	free(before);
+}
+
+static void resize_512_to_1024_and_back_moves_no_flow(void)
+{
+	struct cpuset set;
+	__u32 *old, *big, *back;
+	double exact, brute;
+
+	cpu_range(&set, 0, 7);
+	old = fresh(512, &set);
+	big = resized(old, 512, 1024, &set);
+	back = resized(big, 1024, 512, &set);
+	exact = indirection_moved_fraction(old, 512, back, 512);
+	brute = brute_moved(old, 512, back, 512);
+	printf("#   512 -> 1024 -> 512 buckets on 8 CPUs: moved %.6f exactly, %.6f by brute force\n",
+	       exact, brute);
+	ASSERT_TRUE(exact == 0, "exact fraction moved is 0");
+	ASSERT_NEAR(brute, exact, 0.01, "brute force against the exact fraction");
+	free(old);
+	free(big);
+	free(back);
+}
+
+static void resize_to_any_size_agrees_with_brute_force(void)
+{
+	static const __u32 sizes[][2] = {
+		{ 500, 777 }, { 777, 500 }, { 512, 500 }, { 1000, 1024 },
+		{ 3, 65536 }, { 65536, 3 }, { 4096, 4095 }, { 7, 8 },
+	};
+	struct cpuset set;
+	__u32 *old, *new, *before, i, c;
+	double exact, brute, was;
+	char what[96];
+
+	for (c = 3; c <= 8; c += 5) {
+		cpu_range(&set, 0, c - 1);
+		set.weight[0] = 2;	/* uneven shares too */
+		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			/* Fewer buckets than CPUs is refused before it gets here. */
+			if (sizes[i][0] < c || sizes[i][1] < c)
+				continue;
+			old = fresh(sizes[i][0], &set);
+			new = resized(old, sizes[i][0], sizes[i][1], &set);
+			before = index_kept(old, sizes[i][0], sizes[i][1], &set);
+			exact = indirection_moved_fraction(old, sizes[i][0], new, sizes[i][1]);
+			brute = brute_moved(old, sizes[i][0], new, sizes[i][1]);
+			was = indirection_moved_fraction(old, sizes[i][0], before, sizes[i][1]);
+			printf("#   %u -> %u buckets on %u CPUs: moved %.6f exactly, %.6f by brute force; %.6f with indices kept\n",
+			       sizes[i][0], sizes[i][1], c, exact, brute, was);
+			snprintf(what, sizeof(what), "%u -> %u on %u CPUs: brute force against exact",
+				 sizes[i][0], sizes[i][1], c);
+			ASSERT_NEAR(brute, exact, 0.01, what);
+			snprintf(what, sizeof(what), "%u -> %u on %u CPUs: no worse than indices kept",
+				 sizes[i][0], sizes[i][1], c);
+			ASSERT_TRUE(exact <= was, what);
+			free(old);
+			free(new);
+			free(before);
+		}
+	}
+}
+
+static void resize_takes_owner_of_largest_overlap(void)
+{
+	static const __u32 abc[] = { 10, 11, 12 };
+	__u32 out[3];
+
+	/* Of 2 buckets, the first covers 2/3 of old bucket 0, the second 2/3 of old bucket 2. */
+	indirection_resize(abc, 3, out, 2);
+	ASSERT_EQ(out[0], 10, "3 -> 2: first bucket");
+	ASSERT_EQ(out[1], 12, "3 -> 2: second bucket");
+	/* One bucket covers both halves equally: the lower wins. */
+	indirection_resize(abc, 2, out, 1);
+	ASSERT_EQ(out[0], 10, "2 -> 1: tie goes to the lower bucket");
+	indirection_resize(abc, 1, out, 3);
+	ASSERT_TRUE(out[0] == 10 && out[1] == 10 && out[2] == 10, "1 -> 3: all from the one bucket");
+	indirection_resize(abc, 3, out, 3);
+	ASSERT_TRUE(out[0] == 10 && out[1] == 11 && out[2] == 12, "3 -> 3: a copy");
+}
+
+static void moved_fraction_counts_hash_values_exactly(void)
+{
+	static const __u32 abc[] = { 10, 11, 12 }, ac[] = { 10, 12 }, xy[] = { 20, 21 };
+
+	/* Old bucket 1 holds [ceil(2^32/3), ceil(2^33/3)) = 1431655765 hashes,
+	 * all of them under another CPU in the new table.
+	 */
+	ASSERT_NEAR(indirection_moved_fraction(abc, 3, ac, 2), 1431655765.0 / 4294967296.0, 0,
+		    "{10,11,12} -> {10,12}");
+	ASSERT_NEAR(indirection_moved_fraction(abc, 3, abc, 3), 0, 0, "a table against itself");
+	ASSERT_NEAR(indirection_moved_fraction(abc, 3, xy, 2), 1, 0, "no CPU in common");
+}
+
+static void adding_cpus_2_5_to_2_7_moves_one_third(void)
+{
+	struct cpuset four, six;
+	__u32 *table, *after, moved;
+	double exact, brute;
+
+	cpu_range(&four, 2, 5);
+	cpu_range(&six, 2, 7);
+	table = fresh(512, &four);
+	after = malloc(512 * sizeof(*after));
+	memcpy(after, table, 512 * sizeof(*after));
+	moved = indirection_rebalance(after, 512, &six);
+	exact = indirection_moved_fraction(table, 512, after, 512);
+	brute = brute_moved(table, 512, after, 512);
+	printf("#   CPUs 2-5 -> 2-7, 512 buckets: %u buckets moved, %.6f of flows exactly, %.6f by brute force\n",
+	       moved, exact, brute);
+	/* The two new CPUs need 85 buckets each (512 / 6 = 85.3); no fewer can move. */
+	ASSERT_EQ(moved, 170, "buckets moved");
+	ASSERT_NEAR(exact, 170.0 / 512, 0, "exact fraction moved");
+	ASSERT_NEAR(exact, 1.0 / 3, 0.002, "exact fraction moved against one third");
+	ASSERT_NEAR(brute, exact, 0.01, "brute force against the exact fraction");
+	free(table);
+	free(after);
+}
+
+/* ---- a new key or hash function: every flow hashed anew ---- */
+
+static void rehash_on_8_equal_cpus_moves_seven_eighths(void)
+{
+	struct cpuset set;
+	__u32 *table;
+	double expect, brute;
+
+	cpu_range(&set, 0, 7);
+	table = fresh(512, &set);
+	expect = indirection_rehash_moved_fraction(table, 512, table, 512);
+	brute = brute_rehash_moved(table, 512, table, 512);
+	printf("#   new key, 8 CPUs, 512 buckets: %.6f expected, %.6f by brute force\n", expect,
+	       brute);
+	ASSERT_NEAR(expect, 0.875, 1e-9, "expected fraction moved");
+	ASSERT_NEAR(brute, expect, 0.01, "brute force against the expected fraction");
+	free(table);
+}
+
+static void rehash_with_new_cpus_and_size_agrees_with_brute_force(void)
+{
+	struct cpuset four, six;
+	__u32 *old, *new;
+	double expect, brute;
+
+	cpu_range(&four, 2, 5);
+	cpu_range(&six, 2, 7);
+	six.weight[5] = 3;
+	old = fresh(512, &four);
+	new = resized(old, 512, 777, &six);
+	expect = indirection_rehash_moved_fraction(old, 512, new, 777);
+	brute = brute_rehash_moved(old, 512, new, 777);
+	printf("#   new key, CPUs 2-5 -> 2-7 weighted, 512 -> 777 buckets: %.6f expected, %.6f by brute force\n",
+	       expect, brute);
+	/* CPUs 2-5 keep a quarter of the old space and 1/8 of the new each. */
+	ASSERT_NEAR(expect, 1 - 4 * 0.25 * (1.0 / 8), 0.002, "expected fraction moved");
+	ASSERT_NEAR(brute, expect, 0.01, "brute force against the expected fraction");
+	free(old);
+	free(new);
+}
+
 int main(void)
 {
 	RUN_TEST(rebalance_adding_cpu_moves_only_its_share);
@@ -272,5 +567,14 @@ int main(void)
 	RUN_TEST(weights_5_1_1_over_3_buckets_give_one_each);
 	RUN_TEST(zero_weight_cpu_gets_no_bucket);
 	RUN_TEST(shares_within_one_of_ideal_and_total_exact);
+	RUN_TEST(resize_takes_owner_of_largest_overlap);
+	RUN_TEST(moved_fraction_counts_hash_values_exactly);
+	RUN_TEST(resize_512_to_1024_moves_no_flow);
+	RUN_TEST(resize_1024_to_512_moves_half_not_seven_eighths);
+	RUN_TEST(resize_512_to_1024_and_back_moves_no_flow);
+	RUN_TEST(resize_to_any_size_agrees_with_brute_force);
+	RUN_TEST(adding_cpus_2_5_to_2_7_moves_one_third);
+	RUN_TEST(rehash_on_8_equal_cpus_moves_seven_eighths);
+	RUN_TEST(rehash_with_new_cpus_and_size_agrees_with_brute_force);
 	return tu_total_failed ? 1 : 0;
 }
