@@ -24,14 +24,19 @@ struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
 	__type(key, __u32);
 	__type(value, struct bpf_cpumap_val);
-	__uint(max_entries, CPUSTEER_MAX_CPUS); /* loader sets possible CPUs */
+	__uint(max_entries, 1); /* the loader sizes it to the possible CPUs */
 } cpu_map SEC(".maps");
 
+/* Mappable, so that `cpusteer set` reads and rewrites buckets with plain
+ * loads and stores instead of a system call per bucket; each entry is one
+ * aligned 32-bit word, which a packet always reads whole.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, __u32);
 	__uint(max_entries, CPUSTEER_MAX_BUCKETS);
+	__uint(map_flags, BPF_F_MMAPABLE);
 } bucket_table SEC(".maps");
 
 struct {
@@ -47,6 +52,14 @@ struct {
 	__type(value, struct cpusteer_counters);
 	__uint(max_entries, 1);
 } counters SEC(".maps");
+
+/* Packets redirected, keyed by the target CPU's number. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* the loader sizes it to the possible CPUs */
+} redirect_counts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -122,19 +135,23 @@ static __always_inline int fail_with(struct cpusteer_counters *cnt,
 
 /* A CPU with no cpumap entry makes bpf_redirect_map() return the flags'
  * fallback verdict; asking for XDP_ABORTED there tells that case apart, and
- * the packet then goes to the local stack, counted as an error.
+ * the packet then goes to the local stack, counted as an error. The
+ * counter is found first: a CPU number beyond the machine's has none, and
+ * a redirect must never go uncounted.
  */
 static __always_inline int redirect_to(struct cpusteer_counters *cnt,
 				       const struct cpusteer_flow_key *key,
 				       __u32 hash, __u32 bucket, __u32 cpu)
 {
-	if (cpu >= CPUSTEER_MAX_CPUS)
+	__u64 *redirects = bpf_map_lookup_elem(&redirect_counts, &cpu);
+
+	if (!redirects)
 		return fail_with(cnt, key, hash, bucket, cpu,
 				 CPUSTEER_ERR_BAD_BUCKET);
 	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
 		return fail_with(cnt, key, hash, bucket, cpu,
 				 CPUSTEER_ERR_NO_CPUMAP_ENTRY);
-	cnt->redirected[cpu]++;
+	(*redirects)++;
 	record(key, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
 	return XDP_REDIRECT;
 }

@@ -43,9 +43,10 @@ __u32 netns_ino;
 		__uint(max_entries, entries);           \
 	} name SEC(".maps")
 
-PERCPU_U64_ARRAY(enq_processed, CPUSTEER_MAX_CPUS);	/* frames, drops included */
-PERCPU_U64_ARRAY(enq_drops, CPUSTEER_MAX_CPUS);		/* target queue full */
-PERCPU_U64_ARRAY(enq_bulks, CPUSTEER_MAX_CPUS);		/* tracepoint hits */
+/* The loader sizes these to the possible CPUs. */
+PERCPU_U64_ARRAY(enq_processed, 1);	/* frames, drops included */
+PERCPU_U64_ARRAY(enq_drops, 1);		/* target queue full */
+PERCPU_U64_ARRAY(enq_bulks, 1);		/* tracepoint hits */
 
 /* The kthread runs on its target CPU, so the per-CPU slot is the target
  * and one entry is enough.
@@ -83,9 +84,6 @@ int BPF_PROG(cpusteer_enqueue, int map_id, unsigned int processed,
 	     unsigned int drops, int to_cpu)
 {
 	if ((__u32)map_id != cpumap_id)
-		return 0;
-	/* A CPU past the array would be refused by the lookup anyway. */
-	if ((__u32)to_cpu >= CPUSTEER_MAX_CPUS)
 		return 0;
 	add(&enq_processed, to_cpu, processed);
 	add(&enq_drops, to_cpu, drops);

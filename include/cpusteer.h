@@ -13,9 +13,9 @@
 #include <linux/types.h>
 #endif
 
-/* Upper bound on the CPU numbers cpusteer can target. The per-CPU counters
- * hold one redirect slot per possible target, so this sizes every counter
- * value (about 2 KiB per CPU).
+/* Upper bound on the number of target CPUs of one instance (the pinned
+ * record lists them). CPU numbers themselves are bounded only by the
+ * machine's possible CPUs, which size the cpumap and the redirect counters.
  */
 #define CPUSTEER_MAX_CPUS 256
 
@@ -88,14 +88,17 @@ enum cpusteer_pass_reason {
 /* Outcomes that are not a choice but a failure; the packet is passed. */
 enum cpusteer_error {
 	CPUSTEER_ERR_NO_CPUMAP_ENTRY = 0, /* bucket names a CPU with no entry */
-	CPUSTEER_ERR_BAD_BUCKET,	/* table entry out of range */
+	CPUSTEER_ERR_BAD_BUCKET,	/* bucket or the CPU it names out of range */
 	CPUSTEER_ERRORS
 };
 
 /* Per-CPU counters of the steering program. Every packet adds one to
- * `rx_packets` and exactly one to either a `redirected` slot, a `passed`
- * reason or an `errors` slot, so the three always add up to `rx_packets`.
- * The `seen_*` counters are notes on packets already counted above.
+ * `rx_packets` and exactly one to either its target CPU's slot of the
+ * `redirect_counts` map, a `passed` reason or an `errors` slot, so the
+ * three always add up to `rx_packets`. The `seen_*` counters are notes on
+ * packets already counted above. Redirects live in a map of their own,
+ * keyed by the target CPU's number and sized to the machine's possible
+ * CPUs, so that any CPU can be a target.
  */
 struct cpusteer_counters {
 	__u64 rx_packets;
@@ -104,7 +107,6 @@ struct cpusteer_counters {
 	__u64 seen_fragments;
 	__u64 seen_vlan;
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
-	__u64 redirected[CPUSTEER_MAX_CPUS];
 };
 
 /* Per-CPU counters of the second-stage (cpumap) programs. */
@@ -147,23 +149,48 @@ struct cpusteer_device_record {
 	__u64 gro_flush_timeout;
 };
 
-/* What `load` was asked for and what it changed, pinned with the maps so
- * that set, status and unload in later processes know it. The programs
- * never read it.
+/* Where an instance is in its life. A command records the phase it is
+ * about to enter before it changes anything, so whatever a killed command
+ * left behind can be explained by `status` and undone by `unload`.
+ */
+enum cpusteer_phase {
+	CPUSTEER_PHASE_LOADING = 1,	/* pinned; attach and device settings under way */
+	CPUSTEER_PHASE_READY,		/* the recorded configuration is in force */
+	CPUSTEER_PHASE_SETTING,		/* moving to the recorded configuration */
+	CPUSTEER_PHASE_UNLOADING,	/* detach, restore and unpin under way */
+};
+
+/* Bumped whenever the record or a pinned map changes shape: a record of
+ * another version is refused, not misread.
+ */
+#define CPUSTEER_STATE_VERSION 2
+
+/* What the instance is meant to be and what it changed, pinned with the
+ * maps so that set, status and unload in later processes know it. The
+ * programs never read it. `cpus`, `weights`, `qsize`, `remote` and `cfg`
+ * are the configuration the instance is moving to or is in (see `phase`);
+ * `saved` holds the device's values from before cpusteer first changed
+ * them, recorded before any change is made.
  */
 struct cpusteer_instance_state {
-	__u64 netns_ino;	/* network namespace the ifindex belongs to */
+	__u32 version;		/* CPUSTEER_STATE_VERSION */
+	__u32 phase;		/* enum cpusteer_phase */
+	__u32 phase_pid;	/* the command that entered the phase */
 	__u32 ifindex;
+	__u64 netns_cookie;	/* the network namespace the ifindex belongs to */
+	__u64 netns_ino;	/* the same namespace's inode, to find its name */
+	char ifname[16];	/* IFNAMSIZ */
 	__u32 xdp_mode;		/* 1 native, 2 skb (libxdp's enum) */
-	__u32 prog_id;		/* the attached steering program */
-	__u32 notouch;		/* the no-touch floor program is attached */
+	__u32 prog_id;		/* the steering program, attached once loaded */
+	__u32 notouch;		/* the no-touch floor program instead */
+	__u32 cpumap_gro;	/* the kernel's cpumap does GRO itself */
 	__u32 qsize;
 	__u32 remote;		/* the loader's enum remote_action */
 	__u32 redirect_ifindex;
 	__u32 ncpus;
-	__u32 pad;
 	__u32 cpus[CPUSTEER_MAX_CPUS];
 	__u32 weights[CPUSTEER_MAX_CPUS];
+	struct cpusteer_config cfg;
 	struct cpusteer_device_record saved;	/* values before cpusteer */
 	struct cpusteer_device_record applied;	/* values cpusteer set */
 };

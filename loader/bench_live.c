@@ -24,6 +24,7 @@
 #include "bench_live.h"
 #include "bench_report.h"
 #include "instance.h"
+#include "pin_tree.h"
 #include "kernel_log.h"
 #include "log.h"
 
@@ -238,8 +239,9 @@ static int finish(struct bench_result *r, const char *json)
 /* --dev: a real interface under traffic from elsewhere; stats only. */
 static int bench_external(struct bench_result *r, const struct bench_live_opts *o)
 {
-	bool steering = instance_is_pinned(o->dev);
 	struct watch_until u = {};
+	struct instance_dir d;
+	bool steering;
 	struct observer *ob;
 	struct bench_case *c;
 	int err;
@@ -248,11 +250,17 @@ static int bench_external(struct bench_result *r, const struct bench_live_opts *
 		log_err("bench: cannot measure %s: no such interface", o->dev);
 		return -ENODEV;
 	}
+	err = instance_dir_init(&d, o->dev);
+	if (err)
+		return err;
+	steering = !instance_dir_open(&d, 0);
+	instance_dir_close(&d);
 	err = bench_cases_external(r, o->dev, steering);
 	if (err)
 		return err;
 	c = &r->cases[0];
-	ob = observer_new(r->ncpus, o->dev, open("/proc/net/dev", O_RDONLY | O_CLOEXEC), steering);
+	ob = observer_new(r->ncpus, o->dev, open("/proc/net/dev", O_RDONLY | O_CLOEXEC),
+			  steering ? &d : NULL);
 	if (!ob)
 		return -EIO;
 	bench_take_stop_signals();

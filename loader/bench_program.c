@@ -152,10 +152,10 @@ static int setup(struct bench_setup *b)
 		log_err("cannot load the XDP_DROP floor program: %s", strerror(errno));
 		return -errno;
 	}
-	err = instance_open(&b->steer, false);
+	err = instance_open(&b->steer, false, false);
 	if (err)
 		return err;
-	return instance_configure(&b->steer, &b->opts, &cm);
+	return instance_configure(&b->steer, &b->opts.cpus, &b->opts.cfg, &cm);
 }
 
 int bench_program(__u32 runs, __u32 repeat, bool as_json)

@@ -192,10 +192,10 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	struct json j;
 	int err, rc;
 
-	err = instance_open(&in, true);
+	err = instance_open(&in, true, false);
 	if (err)
 		return err;
-	err = instance_configure(&in, o, &cm);
+	err = instance_configure(&in, &o->cpus, &o->cfg, &cm);
 	if (err)
 		goto out;
 

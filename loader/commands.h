@@ -1,11 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One entry point per subcommand; main.c only dispatches. Each returns an
- * exit code: 0 success, 1 bad input or failure, 2 bad usage.
+/* One entry point per subcommand; main.c only dispatches. Each returns
+ * an exit code, the same in every command (cpusteer.8, EXIT STATUS):
+ *   0    success
+ *   1    the command could not do what it was asked (no such interface,
+ *        not loaded, busy, the kernel refused, not root)
+ *   2    usage: an unknown option, a bad option value or interface name,
+ *        a missing or extra argument
+ *   130  interrupted by a signal before it changed anything
  */
 #ifndef CPUSTEER_COMMANDS_H
 #define CPUSTEER_COMMANDS_H
 
+#include <errno.h>
+#include <stdlib.h>
+
 #define EXIT_USAGE 2
+#define EXIT_INTERRUPTED 130
+
+/* The exit code for a command's result (0 or a negative errno). */
+static inline int exit_code(int err)
+{
+	if (!err)
+		return EXIT_SUCCESS;
+	return err == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILURE;
+}
 
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);

@@ -301,6 +301,26 @@ int device_read(const char *ifname, struct device_settings *cur)
 	return 0;
 }
 
+int device_save(const char *ifname, __u32 mask, struct device_settings *saved)
+{
+	struct dev_ctx c;
+	__u64 val;
+	int i, err;
+
+	err = ctx_open(&c, ifname, false);
+	if (err)
+		return err;
+	for (i = 0; i < NKNOBS; i++) {
+		if (!(mask & knobs[i].bit) || (saved->mask & knobs[i].bit))
+			continue;
+		err = knob_read(&c, &knobs[i], &val);
+		if (!err)
+			field_put(saved, knobs[i].bit, val);
+	}
+	ctx_close(&c);
+	return 0;
+}
+
 static int check_want(struct dev_ctx *c, const struct device_settings *want)
 {
 	if (want->mask & ~DEV_ALL) {
@@ -475,4 +495,24 @@ bool device_is_veth(const char *ifname)
 	veth = !ethtool_ioctl(&c.eth, &info) && !strcmp(info.driver, "veth");
 	ctx_close(&c);
 	return veth;
+}
+
+void device_settings_format(const struct device_settings *d, char *buf, size_t len)
+{
+	size_t off = 0;
+
+#define PUT(...) (off += snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__))
+	buf[0] = '\0';
+	if (d->mask & DEV_GRO)
+		PUT("%sgro %s", off ? ", " : "", d->gro ? "on" : "off");
+	if (d->mask & DEV_GRO_FLUSH_TIMEOUT)
+		PUT("%sgro-flush-timeout %lluns", off ? ", " : "",
+		    (unsigned long long)d->gro_flush_timeout);
+	if (d->mask & DEV_DEFER_HARD_IRQS)
+		PUT("%sdefer-hard-irqs %u", off ? ", " : "", d->defer_hard_irqs);
+	if (d->mask & DEV_THREADED_NAPI)
+		PUT("%sthreaded-napi %s", off ? ", " : "", d->threaded ? "on" : "off");
+#undef PUT
+	if (!off)
+		snprintf(buf, len, "none");
 }

@@ -26,6 +26,7 @@
 #define CPUSTEER_DEVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/types.h>
 
 /* Bits of `mask`: which fields are meaningful. */
@@ -54,6 +55,13 @@ struct device_settings {
  */
 int device_read(const char *ifname, struct device_settings *cur);
 
+/* Records the current value of each setting in `mask` that *saved does
+ * not hold yet, so that the record of what to restore can be written
+ * before anything changes. A setting that cannot be read now is left out
+ * (device_apply() records it when it reads it).
+ */
+int device_save(const char *ifname, __u32 mask, struct device_settings *saved);
+
 /* Sets the fields in want->mask, in this order: GRO (on a veth it creates
  * or removes the NAPI instances the rest need), gro_flush_timeout,
  * napi_defer_hard_irqs, threaded. Before a field is first changed its
@@ -80,6 +88,11 @@ int device_restore(const char *ifname, const struct device_settings *saved);
  * packets is lost on the way and the receiver drops them as bad.
  */
 int device_set_tx_csum(const char *ifname, bool on);
+
+/* "gro on, gro-flush-timeout 0ns, ..." for the fields in d->mask, or
+ * "none".
+ */
+void device_settings_format(const struct device_settings *d, char *buf, size_t len);
 
 /* Whether the ethtool driver name is "veth"; false on any error, silently. */
 bool device_is_veth(const char *ifname);

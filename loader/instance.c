@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+/* The maps of an instance and what the commands do with them. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -10,66 +13,144 @@
 #include "log.h"
 #include "steer.skel.h"
 
-int instance_open(struct steer_instance *in, bool record_decisions)
+/* An array map lays its values out 8 bytes apart, whatever their size. */
+#define TABLE_STRIDE 8
+#define TABLE_BYTES ((size_t)CPUSTEER_MAX_BUCKETS * TABLE_STRIDE)
+
+static __u32 *bucket_slot(const struct steer_instance *in, __u32 b)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	int err;
+	return (__u32 *)((char *)in->table + (size_t)b * TABLE_STRIDE);
+}
+
+void instance_init(struct steer_instance *in)
+{
+	int i;
 
 	memset(in, 0, sizeof(*in));
-	in->skel = steer__open();
-	if (!in->skel) {
+	memset(&in->maps, 0xff, sizeof(in->maps));
+	for (i = 0; i < REMOTE_ACTIONS; i++)
+		in->remote_prog[i] = -1;
+	in->steer_prog = -1;
+}
+
+int instance_map_table(struct steer_instance *in)
+{
+	void *p = mmap(NULL, TABLE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       in->maps.bucket_table, 0);
+
+	if (p == MAP_FAILED) {
+		log_err("cannot map the bucket table: %s", strerror(errno));
+		return -errno;
+	}
+	in->table = p;
+	return 0;
+}
+
+int instance_open(struct steer_instance *in, bool record_decisions, bool notouch)
+{
+	struct steer *skel;
+	int err;
+
+	instance_init(in);
+	in->ncpus = libbpf_num_possible_cpus();
+	if (in->ncpus <= 0) {
+		log_err("cannot count the possible CPUs: %s", strerror(-in->ncpus));
+		return in->ncpus ? in->ncpus : -EINVAL;
+	}
+	skel = steer__open();
+	if (!skel) {
 		log_err("cannot open the BPF programs: %s", strerror(errno));
 		return -errno;
 	}
-	in->skel->rodata->record_decisions = record_decisions;
-	/* The cpumap is indexed by CPU number, so it needs one slot per
-	 * possible CPU and no more.
-	 */
-	if (ncpus > 0 && ncpus < CPUSTEER_MAX_CPUS)
-		bpf_map__set_max_entries(in->skel->maps.cpu_map, ncpus);
-	err = steer__load(in->skel);
+	in->skel = skel;
+	skel->rodata->record_decisions = record_decisions;
+	/* Both are indexed by CPU number: one slot per possible CPU. */
+	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
+	bpf_map__set_max_entries(skel->maps.redirect_counts, in->ncpus);
+	err = steer__load(skel);
 	if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
 			strerror(-err));
 		instance_close(in);
 		return err;
 	}
-	return 0;
+	in->maps = (struct steer_maps){
+		.cpu_map = bpf_map__fd(skel->maps.cpu_map),
+		.bucket_table = bpf_map__fd(skel->maps.bucket_table),
+		.config_map = bpf_map__fd(skel->maps.config_map),
+		.counters = bpf_map__fd(skel->maps.counters),
+		.redirect_counts = bpf_map__fd(skel->maps.redirect_counts),
+		.remote_counters = bpf_map__fd(skel->maps.remote_counters),
+		.remote_devmap = bpf_map__fd(skel->maps.remote_devmap),
+		.instance_state = bpf_map__fd(skel->maps.instance_state),
+	};
+	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
+	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
+	in->remote_prog[REMOTE_REDIRECT] = bpf_program__fd(skel->progs.cpusteer_remote_redirect);
+	in->steer_prog = bpf_program__fd(notouch ? skel->progs.cpusteer_notouch
+						 : skel->progs.cpusteer_steer);
+	err = instance_map_table(in);
+	if (err)
+		instance_close(in);
+	return err;
 }
 
-/* Closes this process's handles only: an attached program stays attached
- * (the netlink attach outlives the process) until instance_detach().
- */
 void instance_close(struct steer_instance *in)
 {
+	int *fds = (int *)&in->maps;
+	size_t i;
+
 	if (in->xdp)
 		xdp_program__close(in->xdp);
-	in->xdp = NULL;
-	steer__destroy(in->skel);
-	in->skel = NULL;
-}
-
-static int remote_prog_fd(struct steer_instance *in, enum remote_action remote)
-{
-	switch (remote) {
-	case REMOTE_PASS:
-		return bpf_program__fd(in->skel->progs.cpusteer_remote_pass);
-	case REMOTE_DROP:
-		return bpf_program__fd(in->skel->progs.cpusteer_remote_drop);
-	case REMOTE_REDIRECT:
-		return bpf_program__fd(in->skel->progs.cpusteer_remote_redirect);
-	default:
-		return 0;
+	if (in->table)
+		munmap(in->table, TABLE_BYTES);
+	if (in->skel) {
+		steer__destroy(in->skel);
+	} else {
+		/* Opened from pins: the fds are ours. */
+		for (i = 0; i < sizeof(in->maps) / sizeof(int); i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		for (i = 0; i < REMOTE_ACTIONS; i++)
+			if (in->remote_prog[i] >= 0)
+				close(in->remote_prog[i]);
+		if (in->steer_prog >= 0)
+			close(in->steer_prog);
 	}
+	instance_init(in);
 }
 
-static int set_cpu_entry(struct steer_instance *in, __u32 cpu, const struct cpumap_opts *cm)
+__u32 prog_id_of_fd(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* The entry a CPU needs is there already: same queue size and program.
+ * A cpumap lookup from user space reports the program by id.
+ */
+static bool entry_matches(struct steer_instance *in, __u32 cpu, const struct cpumap_opts *cm)
+{
+	struct bpf_cpumap_val val;
+	int prog = in->remote_prog[cm->remote];
+
+	if (bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
+		return false;
+	return val.qsize == cm->qsize && val.bpf_prog.id == (prog >= 0 ? prog_id_of_fd(prog) : 0);
+}
+
+static int ensure_entry(struct steer_instance *in, __u32 cpu, const struct cpumap_opts *cm)
 {
 	struct bpf_cpumap_val val = { .qsize = cm->qsize };
-	int fd = bpf_map__fd(in->skel->maps.cpu_map);
 
-	val.bpf_prog.fd = remote_prog_fd(in, cm->remote);
-	if (!bpf_map_update_elem(fd, &cpu, &val, 0))
+	if (entry_matches(in, cpu, cm))
+		return 0;
+	val.bpf_prog.fd = in->remote_prog[cm->remote] >= 0 ? in->remote_prog[cm->remote] : 0;
+	if (!bpf_map_update_elem(in->maps.cpu_map, &cpu, &val, 0))
 		return 0;
 	/* A frags mismatch between programs is reported as ENOMEM. */
 	log_err("cannot set up the cpumap entry of CPU %u: %s", cpu, strerror(errno));
@@ -77,138 +158,132 @@ static int set_cpu_entry(struct steer_instance *in, __u32 cpu, const struct cpum
 }
 
 /* CPUs that need a cpumap entry: the steering set and the non-IP CPU. */
-static bool cpu_in_use(const struct cpuset *set, __u32 non_ip_cpu, __u32 cpu)
+static bool cpu_in_use(const struct instance_target *t, __u32 cpu)
 {
-	return cpuset_contains(set, cpu) || cpu == non_ip_cpu;
+	return cpuset_contains(t->cpus, cpu) || cpu == t->cfg->non_ip_cpu;
 }
 
-static int write_table(struct steer_instance *in, const __u32 *before,
-		       const __u32 *after, __u32 nbuckets)
+static int set_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
 {
-	int fd = bpf_map__fd(in->skel->maps.bucket_table);
+	__u32 zero = 0, now;
+
+	if (cm->remote != REMOTE_REDIRECT) {
+		/* A devmap entry holds its device; let it go. */
+		if (bpf_map_delete_elem(in->maps.remote_devmap, &zero) && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	if (!bpf_map_lookup_elem(in->maps.remote_devmap, &zero, &now) &&
+	    now == cm->redirect_ifindex)
+		return 0;
+	if (bpf_map_update_elem(in->maps.remote_devmap, &zero, &cm->redirect_ifindex, 0)) {
+		log_err("cannot set the redirect target ifindex %u: %s", cm->redirect_ifindex,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void write_table(struct steer_instance *in, const __u32 *table, __u32 nbuckets)
+{
 	__u32 b;
 
-	for (b = 0; b < nbuckets; b++) {
-		if (before[b] == after[b])
-			continue;
-		if (bpf_map_update_elem(fd, &b, &after[b], 0)) {
-			log_err("cannot update bucket %u: %s", b, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
+	/* One whole-word store per bucket that changes: a packet reads either
+	 * the old owner or the new one.
+	 */
+	for (b = 0; b < nbuckets; b++)
+		if (*bucket_slot(in, b) != table[b])
+			__atomic_store_n(bucket_slot(in, b), table[b], __ATOMIC_RELAXED);
 }
 
-/* Removes the cpumap entry of a CPU the new configuration no longer uses;
- * its kthread drains what is queued before it stops.
- */
-static void drop_unused_entry(struct steer_instance *in, const struct steer_opts *o, __u32 cpu)
+static void drop_unused_entries(struct steer_instance *in, const struct instance_target *t)
 {
-	if (!cpu_in_use(&o->cpus, o->cfg.non_ip_cpu, cpu))
-		bpf_map_delete_elem(bpf_map__fd(in->skel->maps.cpu_map), &cpu);
+	struct bpf_cpumap_val val;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
+		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
+			bpf_map_delete_elem(in->maps.cpu_map, &cpu);
 }
 
-static bool entry_needs_update(const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
-			       const struct cpumap_opts *cm, __u32 cpu)
+int instance_converge(struct steer_instance *in, const struct instance_target *t)
 {
-	return !old_cpus || !old_cm || !cpuset_contains(old_cpus, cpu) ||
-	       memcmp(old_cm, cm, sizeof(*cm));
-}
-
-int instance_apply(struct steer_instance *in, const struct steer_opts *o,
-		   const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
-		   __u32 *table, const struct cpumap_opts *cm, __u32 *moved)
-{
-	__u32 nb = o->cfg.nbuckets, zero = 0, i, *before;
-	struct cpusteer_config old_cfg;
+	struct cpusteer_config now;
 	int err = 0;
+	__u32 i;
 
-	for (i = 0; i < o->cpus.n && !err; i++)
-		if (entry_needs_update(old_cpus, old_cm, cm, o->cpus.cpu[i]))
-			err = set_cpu_entry(in, o->cpus.cpu[i], cm);
-	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS &&
-	    entry_needs_update(old_cpus, old_cm, cm, o->cfg.non_ip_cpu))
-		err = set_cpu_entry(in, o->cfg.non_ip_cpu, cm);
-	if (!err && cm->remote == REMOTE_REDIRECT &&
-	    bpf_map_update_elem(bpf_map__fd(in->skel->maps.remote_devmap), &zero,
-				&cm->redirect_ifindex, 0)) {
-		log_err("cannot set the redirect target ifindex %u: %s",
-			cm->redirect_ifindex, strerror(errno));
-		err = -errno;
-	}
+	for (i = 0; i < t->cpus->n && !err; i++)
+		err = ensure_entry(in, t->cpus->cpu[i], t->cm);
+	if (!err && t->cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
+		err = ensure_entry(in, t->cfg->non_ip_cpu, t->cm);
+	if (!err)
+		err = set_redirect_target(in, t->cm);
 	if (err)
 		return err;
-
-	before = malloc(nb * sizeof(*before));
-	if (!before)
-		return -ENOMEM;
-	memcpy(before, table, nb * sizeof(*before));
-	*moved = indirection_rebalance(table, nb, &o->cpus);
-	err = write_table(in, before, table, nb);
-	free(before);
-	if (err)
-		return err;
-
-	if (old_cpus && bpf_map_lookup_elem(bpf_map__fd(in->skel->maps.config_map), &zero, &old_cfg))
-		return -errno;
-	err = instance_write_config(in, &o->cfg);
-	if (err)
-		return err;
-
-	for (i = 0; old_cpus && i < old_cpus->n; i++)
-		drop_unused_entry(in, o, old_cpus->cpu[i]);
-	if (old_cpus && old_cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS)
-		drop_unused_entry(in, o, old_cfg.non_ip_cpu);
-	return 0;
+	write_table(in, t->table, t->cfg->nbuckets);
+	if (instance_read_config(in, &now) || memcmp(&now, t->cfg, sizeof(now)))
+		err = instance_write_config(in, t->cfg);
+	if (!err)
+		drop_unused_entries(in, t);
+	return err;
 }
 
-int instance_configure(struct steer_instance *in, const struct steer_opts *o,
-		       const struct cpumap_opts *cm)
+int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
+		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm)
 {
-	__u32 *table = malloc(o->cfg.nbuckets * sizeof(*table)), i, moved;
+	struct instance_target t = { .cpus = cpus, .cfg = cfg, .cm = cm };
+	__u32 *table = malloc(cfg->nbuckets * sizeof(*table)), i;
 	int err;
 
 	if (!table)
 		return -ENOMEM;
-	for (i = 0; i < o->cfg.nbuckets; i++)
+	for (i = 0; i < cfg->nbuckets; i++)
 		table[i] = BUCKET_UNOWNED;
-	err = instance_apply(in, o, NULL, NULL, table, cm, &moved);
+	indirection_rebalance(table, cfg->nbuckets, cpus);
+	t.table = table;
+	err = instance_converge(in, &t);
 	free(table);
 	return err;
 }
 
-int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
+static int lookup_zero(int fd, void *value)
 {
 	__u32 zero = 0;
 
-	if (bpf_map_update_elem(bpf_map__fd(in->skel->maps.config_map), &zero, cfg, 0)) {
-		log_err("cannot write the steering configuration: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	return bpf_map_lookup_elem(fd, &zero, value) ? -errno : 0;
 }
 
-int instance_read_table(struct steer_instance *in, __u32 *table, __u32 nbuckets)
+static int update_zero(int fd, const void *value, const char *what)
 {
-	int fd = bpf_map__fd(in->skel->maps.bucket_table);
+	__u32 zero = 0;
+
+	if (!bpf_map_update_elem(fd, &zero, value, 0))
+		return 0;
+	log_err("cannot write %s: %s", what, strerror(errno));
+	return -errno;
+}
+
+int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
+{
+	return update_zero(in->maps.config_map, cfg, "the steering configuration");
+}
+
+int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg)
+{
+	return lookup_zero(in->maps.config_map, cfg);
+}
+
+void instance_read_table(const struct steer_instance *in, __u32 *table, __u32 nbuckets)
+{
 	__u32 b;
 
-	for (b = 0; b < nbuckets; b++) {
-		if (bpf_map_lookup_elem(fd, &b, &table[b])) {
-			log_err("cannot read bucket %u: %s", b, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
+	for (b = 0; b < nbuckets; b++)
+		table[b] = __atomic_load_n(bucket_slot(in, b), __ATOMIC_RELAXED);
 }
 
 int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d)
 {
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(in->skel->maps.decision), &zero, d))
-		return -errno;
-	return 0;
+	return lookup_zero(bpf_map__fd(in->skel->maps.decision), d);
 }
 
 /* An outcome no program writes, so a run that records nothing shows. */
@@ -225,34 +300,56 @@ int instance_clear_decision(struct steer_instance *in)
 int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_counters *per,
 				  struct cpusteer_remote_counters *remote)
 {
-	int ncpus = libbpf_num_possible_cpus();
-	__u32 zero = 0;
-	int err;
+	int err = lookup_zero(in->maps.counters, per);
 
-	err = bpf_map__lookup_elem(in->skel->maps.counters, &zero, sizeof(zero), per,
-				   ncpus * sizeof(*per), 0);
 	if (!err && remote)
-		err = bpf_map__lookup_elem(in->skel->maps.remote_counters, &zero, sizeof(zero),
-					   remote, ncpus * sizeof(*remote), 0);
+		err = lookup_zero(in->maps.remote_counters, remote);
 	return err;
 }
 
-int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum)
+int instance_read_redirects(struct steer_instance *in, __u64 *per)
 {
-	int ncpus = libbpf_num_possible_cpus(), c;
-	size_t words = sizeof(*sum) / sizeof(__u64), w;
-	struct cpusteer_counters *per;
-	int err;
+	int n = in->ncpus, from, to;
+	__u64 *v = calloc(n, sizeof(*v));
 
-	per = calloc(ncpus, sizeof(*per));
-	if (!per)
+	if (!v)
 		return -ENOMEM;
-	err = instance_read_counters_percpu(in, per, NULL);
+	/* One lookup per target CPU gives what each receiving CPU sent it. */
+	for (to = 0; to < n; to++) {
+		if (bpf_map_lookup_elem(in->maps.redirect_counts, &to, v)) {
+			free(v);
+			return -errno;
+		}
+		for (from = 0; from < n; from++)
+			per[(size_t)from * n + to] = v[from];
+	}
+	free(v);
+	return 0;
+}
+
+int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum,
+			   __u64 *redirected)
+{
+	size_t words = sizeof(*sum) / sizeof(__u64), w, n = in->ncpus, c, to;
+	struct cpusteer_counters *per = calloc(n, sizeof(*per));
+	__u64 *red = calloc(n * n, sizeof(*red));
+	int err = per && red ? 0 : -ENOMEM;
+
+	if (!err)
+		err = instance_read_counters_percpu(in, per, NULL);
+	if (!err && redirected)
+		err = instance_read_redirects(in, red);
 	memset(sum, 0, sizeof(*sum));
-	for (c = 0; !err && c < ncpus; c++)
+	if (redirected)
+		memset(redirected, 0, n * sizeof(*redirected));
+	for (c = 0; !err && c < n; c++) {
 		for (w = 0; w < words; w++)
 			((__u64 *)sum)[w] += ((__u64 *)&per[c])[w];
+		for (to = 0; redirected && to < n; to++)
+			redirected[to] += red[c * n + to];
+	}
 	free(per);
+	free(red);
 	return err;
 }
 
@@ -260,4 +357,28 @@ int instance_prog_fd(struct steer_instance *in, bool notouch)
 {
 	return bpf_program__fd(notouch ? in->skel->progs.cpusteer_notouch
 				       : in->skel->progs.cpusteer_steer);
+}
+
+int instance_read_state(struct steer_instance *in, struct cpusteer_instance_state *st)
+{
+	int err = lookup_zero(in->maps.instance_state, st);
+
+	if (!err && st->version != CPUSTEER_STATE_VERSION)
+		return -EPROTO;
+	return err;
+}
+
+int instance_write_state(struct steer_instance *in, const struct cpusteer_instance_state *st)
+{
+	return update_zero(in->maps.instance_state, st, "the instance record");
+}
+
+__u32 instance_cpumap_id(struct steer_instance *in)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(in->maps.cpu_map, &info, &len))
+		return 0;
+	return info.id;
 }

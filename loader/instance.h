@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One steering instance: the loaded skeleton, its maps and, once attached,
- * its interface and pins. Commands go through these functions, never
+/* One steering instance: its maps and programs, either loaded by this
+ * process from the skeleton (load, classify, bench) or opened from the
+ * pins of a running instance (set, status, stats, unload; nothing is
+ * loaded or verified then). Commands go through these functions, never
  * around them to raw map fds.
  */
 #ifndef CPUSTEER_INSTANCE_H
@@ -8,13 +10,10 @@
 
 #include <stdbool.h>
 #include "cpusteer.h"
-#include "options.h"
+#include "cpuset.h"
 
 struct steer;
 struct xdp_program;
-
-/* Pins of the instance on IFACE live in CPUSTEER_PIN_ROOT/IFACE/. */
-#define CPUSTEER_PIN_ROOT "/sys/fs/bpf/cpusteer"
 
 /* Which second-stage program the cpumap entries carry. */
 enum remote_action {
@@ -22,6 +21,7 @@ enum remote_action {
 	REMOTE_PASS,
 	REMOTE_DROP,
 	REMOTE_REDIRECT,
+	REMOTE_ACTIONS
 };
 
 /* What every cpumap entry gets. */
@@ -31,78 +31,119 @@ struct cpumap_opts {
 	__u32 redirect_ifindex;	/* REMOTE_REDIRECT only */
 };
 
-struct steer_instance {
-	struct steer *skel;
-	struct xdp_program *xdp;	/* set while this process holds the attach */
-	int ifindex;
-	int attached_fd;		/* the program given to libxdp */
-	char pin_dir[128];
+/* The maps, each an fd (-1 when absent). */
+struct steer_maps {
+	int cpu_map;
+	int bucket_table;
+	int config_map;
+	int counters;
+	int redirect_counts;
+	int remote_counters;
+	int remote_devmap;
+	int instance_state;
 };
 
-/* Opens and loads the programs, unattached. `record_decisions` makes the
- * steering program log each decision for classify.
+struct steer_instance {
+	struct steer *skel;		/* loaded here; else opened from pins */
+	struct steer_maps maps;		/* the skeleton's, or ours to close */
+	int remote_prog[REMOTE_ACTIONS];	/* second stages; -1 for none */
+	int steer_prog;			/* the program that is or will be attached */
+	void *table;			/* bucket_table, mapped */
+	int ncpus;			/* possible CPUs */
+	struct xdp_program *xdp;	/* set while this process holds the attach */
+	int ifindex;
+	int xdp_mode;
+};
+
+/* The configuration the maps are brought to. */
+struct instance_target {
+	const struct cpuset *cpus;
+	const struct cpusteer_config *cfg;
+	const struct cpumap_opts *cm;
+	const __u32 *table;		/* cfg->nbuckets entries */
+};
+
+/* An instance that holds nothing, safe to close. */
+void instance_init(struct steer_instance *in);
+
+/* Opens and loads the programs, unattached, with every map empty.
+ * `record_decisions` makes the steering program log each decision for
+ * classify; `notouch` picks the no-touch floor as the program to attach.
  */
-int instance_open(struct steer_instance *in, bool record_decisions);
+int instance_open(struct steer_instance *in, bool record_decisions, bool notouch);
+/* Closes this process's handles only: an attached program stays attached
+ * (the netlink attach outlives the process) until instance_detach().
+ */
 void instance_close(struct steer_instance *in);
 
-/* Brings the maps to the configuration in `o`. Order matters on a live
- * instance: cpumap entries for new CPUs first, then the buckets that move,
- * then the config, and last the removal of CPUs no longer used, so a packet
- * never meets a bucket whose CPU has no entry. `table` holds the current
- * table (BUCKET_UNOWNED entries for a fresh one) and is rebalanced in
- * place; *moved says how many buckets changed owner. With `old_cpus` and
- * `old_cm` (a running instance), cpumap entries that need no change are
- * left alone, so their queues and kthreads carry on undisturbed.
+/* Brings the maps to `t`, whatever they held before, touching only what
+ * differs, in the order that keeps every packet served: cpumap entries
+ * for the target CPUs (and the non-IP CPU) first, then the redirect
+ * target, the buckets, the configuration, and last the removal of every
+ * cpumap entry no longer used. Entries that already match are left alone,
+ * so their queues and kthreads carry on undisturbed. The same call
+ * finishes what a killed command left half done, and undoes a failed one
+ * when given the configuration from before.
  */
-int instance_apply(struct steer_instance *in, const struct steer_opts *o,
-		   const struct cpuset *old_cpus, const struct cpumap_opts *old_cm,
-		   __u32 *table, const struct cpumap_opts *cm, __u32 *moved);
+int instance_converge(struct steer_instance *in, const struct instance_target *t);
 
-/* instance_apply() for a new instance: a table of unowned buckets filled
- * from scratch.
- */
-int instance_configure(struct steer_instance *in, const struct steer_opts *o,
-		       const struct cpumap_opts *cm);
+/* A fresh table of t->cfg->nbuckets buckets for `cpus`, converged. */
+int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
+		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm);
+
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg);
-int instance_read_table(struct steer_instance *in, __u32 *table, __u32 nbuckets);
+int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg);
+/* Copies the first `nbuckets` buckets. */
+void instance_read_table(const struct steer_instance *in, __u32 *table, __u32 nbuckets);
 int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d);
 int instance_clear_decision(struct steer_instance *in);
+
 /* One value per possible CPU in each array; `remote` may be NULL. */
 int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_counters *per,
 				  struct cpusteer_remote_counters *remote);
-/* Sums the per-CPU counters over all CPUs. */
-int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum);
+/* Redirects as [receiving CPU * ncpus + target CPU]. */
+int instance_read_redirects(struct steer_instance *in, __u64 *per);
+/* Sums over all CPUs; `redirected` (may be NULL) gets one total per
+ * target CPU.
+ */
+int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum,
+			   __u64 *redirected);
 int instance_prog_fd(struct steer_instance *in, bool notouch);
 
-/* Whether pins made now would outlive this command (not so in a private
- * mount namespace with no bpffs, as under `ip netns exec`).
- */
-int bpffs_check(void);
-/* Mounts bpffs at /sys/fs/bpf when absent. */
-int bpffs_ensure(void);
-bool instance_is_pinned(const char *ifname);
-
-/* Attaches the steering (or no-touch) program with libxdp, which uses its
- * dispatcher where the kernel allows it and falls back to a single-program
- * attach where it does not. Call only after every map is filled.
- */
-int instance_attach(struct steer_instance *in, const char *ifname, int ifindex,
-		    int xdp_mode, bool notouch);
-void instance_detach(struct steer_instance *in);
-/* Pins the maps and the attached program; on failure removes what it
- * pinned.
- */
-int instance_pin(struct steer_instance *in, const char *ifname);
-void instance_unpin(const char *ifname);
-/* Opens a loaded instance from its pins: new program copies that share
- * the pinned maps (second-stage programs for `set` come from them).
- */
-int instance_open_pinned(struct steer_instance *in, const char *ifname);
-
+/* The pinned record; -EPROTO when it is of another cpusteer version. */
 int instance_read_state(struct steer_instance *in, struct cpusteer_instance_state *st);
 int instance_write_state(struct steer_instance *in, const struct cpusteer_instance_state *st);
-int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg);
 __u32 instance_cpumap_id(struct steer_instance *in);
-__u32 instance_attached_prog_id(struct steer_instance *in);
+__u32 prog_id_of_fd(int fd);
+
+/* Attaches the program to attach with libxdp, which uses its dispatcher
+ * where the kernel allows it and falls back to a single-program attach
+ * where it does not. Call only after every map is filled.
+ */
+int instance_attach(struct steer_instance *in, const char *shown, int ifindex, int xdp_mode);
+/* Detaches what instance_attach() attached, in the mode it used. */
+void instance_detach(struct steer_instance *in);
+
+/* Maps the bucket table into this process, for reads and writes without
+ * a system call per bucket.
+ */
+int instance_map_table(struct steer_instance *in);
+
+/* Pins every map and program into the instance folder `dirfd`, the
+ * record first, so that from the first pin on a later command finds the
+ * instance. On failure the caller removes the folder's contents.
+ */
+int instance_pin(struct steer_instance *in, int dirfd);
+/* Opens only the pinned record of the instance in folder `dirfd`, into
+ * an instance set up with instance_init(): enough for what a killed
+ * command may have left. -ENOENT when there is none, -EPROTO when it is
+ * another version's.
+ */
+int instance_open_record(struct steer_instance *in, int dirfd);
+/* Opens a running instance from its folder: the pinned maps and
+ * programs, shapes checked, nothing loaded. `what` names the instance in
+ * messages.
+ */
+int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what);
 
 #endif

@@ -1,115 +1,179 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The parts of an instance that outlive one process: the libxdp attach,
- * the pins under /sys/fs/bpf/cpusteer/IFACE/, and reopening from them.
+ * and the pins in the instance's folder (pin_tree.h), made and opened
+ * relative to the folder's verified descriptor.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "instance.h"
 #include "log.h"
-#include "steer.skel.h"
 
-#define BPFFS_DIR "/sys/fs/bpf"
+/* What the pins are called; the record comes first, so that a folder
+ * with any pin in it also says what it is.
+ */
+#define STATE_PIN "instance_state"
 #define PROG_PIN "prog"
 
-/* `ip netns exec` unshares the mount namespace for the one command it
- * runs, so our parent (the shell) is still in the lasting one. PID 1's
- * namespace would be the better reference but is not always readable.
- */
-static bool mount_ns_is_private(void)
+struct map_pin {
+	const char *name;
+	size_t offset;		/* in struct steer_maps */
+	__u32 type, key_size, value_size;
+};
+
+static const struct map_pin map_pins[] = {
+	{ STATE_PIN, offsetof(struct steer_maps, instance_state), BPF_MAP_TYPE_ARRAY, 4,
+	  sizeof(struct cpusteer_instance_state) },
+	{ "cpu_map", offsetof(struct steer_maps, cpu_map), BPF_MAP_TYPE_CPUMAP, 4,
+	  sizeof(struct bpf_cpumap_val) },
+	{ "bucket_table", offsetof(struct steer_maps, bucket_table), BPF_MAP_TYPE_ARRAY, 4, 4 },
+	{ "config_map", offsetof(struct steer_maps, config_map), BPF_MAP_TYPE_ARRAY, 4,
+	  sizeof(struct cpusteer_config) },
+	{ "counters", offsetof(struct steer_maps, counters), BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+	  sizeof(struct cpusteer_counters) },
+	{ "redirect_counts", offsetof(struct steer_maps, redirect_counts),
+	  BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8 },
+	{ "remote_counters", offsetof(struct steer_maps, remote_counters),
+	  BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct cpusteer_remote_counters) },
+	{ "remote_devmap", offsetof(struct steer_maps, remote_devmap), BPF_MAP_TYPE_DEVMAP, 4, 4 },
+};
+#define NMAP_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
+
+static const char *const remote_pins[REMOTE_ACTIONS] = {
+	[REMOTE_PASS] = "remote_pass",
+	[REMOTE_DROP] = "remote_drop",
+	[REMOTE_REDIRECT] = "remote_redirect",
+};
+
+static int *map_fd(struct steer_instance *in, const struct map_pin *p)
 {
-	struct stat self, parent;
+	return (int *)((char *)&in->maps + p->offset);
+}
+
+/* A path that names `name` inside the folder `dirfd` refers to, whatever
+ * happens to the folder's own path meanwhile: bpf(2) takes paths only.
+ */
+static void pin_path(char *buf, size_t len, int dirfd, const char *name)
+{
+	snprintf(buf, len, "/proc/self/fd/%d/%s", dirfd, name);
+}
+
+static int pin_one(int fd, int dirfd, const char *name)
+{
 	char path[64];
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", getppid());
-	if (stat("/proc/self/ns/mnt", &self) || stat(path, &parent))
-		return false;
-	return self.st_ino != parent.st_ino || self.st_dev != parent.st_dev;
+	pin_path(path, sizeof(path), dirfd, name);
+	if (!bpf_obj_pin(fd, path))
+		return 0;
+	log_err("cannot pin %s: %s", name, strerror(errno));
+	return -errno;
 }
 
-static bool bpffs_mounted(void)
+int instance_pin(struct steer_instance *in, int dirfd)
 {
-	struct statfs st;
+	int err = 0, r;
+	size_t i;
 
-	return !statfs(BPFFS_DIR, &st) && st.f_type == BPF_FS_MAGIC;
+	for (i = 0; i < NMAP_PINS && !err; i++)
+		err = pin_one(*map_fd(in, &map_pins[i]), dirfd, map_pins[i].name);
+	for (r = 0; r < REMOTE_ACTIONS && !err; r++)
+		if (remote_pins[r])
+			err = pin_one(in->remote_prog[r], dirfd, remote_pins[r]);
+	if (!err)
+		err = pin_one(in->steer_prog, dirfd, PROG_PIN);
+	return err;
 }
 
-int bpffs_check(void)
+static int get_pinned(int dirfd, const char *name)
 {
-	/* A bpffs mounted in a private mount namespace vanishes with this
-	 * command, and the pins with it, orphaning the attached program.
-	 */
-	if (!bpffs_mounted() && mount_ns_is_private()) {
-		log_err("cannot pin: no bpffs at %s in this mount namespace (under ip netns exec?); "
-			"enter only the network namespace instead: nsenter --net=/run/netns/NAME cpusteer ...",
-			BPFFS_DIR);
-		return -ENOENT;
-	}
-	return 0;
+	char path[64];
+
+	pin_path(path, sizeof(path), dirfd, name);
+	return bpf_obj_get(path);
 }
 
-int bpffs_ensure(void)
+/* Pins from another cpusteer version would be read as garbage. */
+static int check_shape(int fd, const struct map_pin *p)
 {
-	int err = bpffs_check();
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
 
-	if (err || bpffs_mounted())
-		return err;
-	if (mount("bpf", BPFFS_DIR, "bpf", 0, "mode=0700")) {
-		log_err("cannot mount bpffs at %s: %s (cpusteer keeps its state there)",
-			BPFFS_DIR, strerror(errno));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	}
+	if (info.type != p->type || info.key_size != p->key_size ||
+	    info.value_size != p->value_size)
+		return -EPROTO;
 	return 0;
 }
 
-static void pin_dir_of(char *buf, size_t len, const char *ifname)
+int instance_open_record(struct steer_instance *in, int dirfd)
 {
-	snprintf(buf, len, "%s/%s", CPUSTEER_PIN_ROOT, ifname);
+	const struct map_pin *p = &map_pins[0];
+	int *fd = map_fd(in, p), err;
+
+	*fd = get_pinned(dirfd, p->name);
+	if (*fd < 0)
+		return -errno;
+	err = check_shape(*fd, p);
+	if (err) {
+		close(*fd);
+		*fd = -1;
+	}
+	return err;
 }
 
-bool instance_is_pinned(const char *ifname)
+int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 {
-	char dir[128];
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	const char *name = NULL;
+	int err = 0, r, *fd;
+	size_t i;
 
-	pin_dir_of(dir, sizeof(dir), ifname);
-	return !access(dir, F_OK);
+	instance_init(in);
+	for (i = 0; i < NMAP_PINS && !err; i++) {
+		name = map_pins[i].name;
+		fd = map_fd(in, &map_pins[i]);
+		*fd = get_pinned(dirfd, name);
+		err = *fd < 0 ? -errno : check_shape(*fd, &map_pins[i]);
+	}
+	for (r = 0; r < REMOTE_ACTIONS && !err; r++) {
+		if (!remote_pins[r])
+			continue;
+		name = remote_pins[r];
+		in->remote_prog[r] = get_pinned(dirfd, name);
+		err = in->remote_prog[r] < 0 ? -errno : 0;
+	}
+	if (!err) {
+		name = PROG_PIN;
+		in->steer_prog = get_pinned(dirfd, name);
+		err = in->steer_prog < 0 ? -errno : 0;
+	}
+	if (!err && bpf_obj_get_info_by_fd(in->maps.cpu_map, &info, &len))
+		err = -errno;
+	if (err) {
+		log_err("the instance on %s is incomplete (%s: %s); cpusteer unload removes it",
+			what, name, err == -EPROTO ? "made by another cpusteer version" : strerror(-err));
+		instance_close(in);
+		return err;
+	}
+	in->ncpus = info.max_entries;
+	err = instance_map_table(in);
+	if (err)
+		instance_close(in);
+	return err;
 }
 
-/* The maps later commands need; the rest (rodata, the classify record)
- * belong to one process.
- */
-static struct bpf_map **pinned_maps(struct steer *skel, size_t *n)
-{
-	static struct bpf_map *maps[7];
-
-	maps[0] = skel->maps.cpu_map;
-	maps[1] = skel->maps.bucket_table;
-	maps[2] = skel->maps.config_map;
-	maps[3] = skel->maps.counters;
-	maps[4] = skel->maps.remote_counters;
-	maps[5] = skel->maps.remote_devmap;
-	maps[6] = skel->maps.instance_state;
-	*n = 7;
-	return maps;
-}
-
-int instance_attach(struct steer_instance *in, const char *ifname, int ifindex,
-		    int xdp_mode, bool notouch)
+int instance_attach(struct steer_instance *in, const char *shown, int ifindex, int xdp_mode)
 {
 	struct xdp_program *xp;
 	int err;
 
-	in->attached_fd = instance_prog_fd(in, notouch);
-	xp = xdp_program__from_fd(in->attached_fd);
+	xp = xdp_program__from_fd(in->steer_prog);
 	err = libxdp_get_error(xp);
 	if (err) {
 		log_err("cannot hand the program to libxdp: %s", strerror(-err));
@@ -120,16 +184,17 @@ int instance_attach(struct steer_instance *in, const char *ifname, int ifindex,
 		xdp_program__close(xp);
 		if (err == -EBUSY || err == -EEXIST)
 			log_err("cannot attach to %s: another XDP program is attached and it is not a libxdp dispatcher (see xdp-loader status)",
-				ifname);
+				shown);
 		else if (err == -EOPNOTSUPP)
 			log_err("cannot attach to %s: the driver does not support this XDP mode (try --xdp-mode skb)",
-				ifname);
+				shown);
 		else
-			log_err("cannot attach to %s: %s", ifname, strerror(-err));
+			log_err("cannot attach to %s: %s", shown, strerror(-err));
 		return err;
 	}
 	in->xdp = xp;
 	in->ifindex = ifindex;
+	in->xdp_mode = xdp_mode;
 	return 0;
 }
 
@@ -137,169 +202,7 @@ void instance_detach(struct steer_instance *in)
 {
 	if (!in->xdp)
 		return;
-	xdp_program__detach(in->xdp, in->ifindex, XDP_MODE_UNSPEC, 0);
+	xdp_program__detach(in->xdp, in->ifindex, in->xdp_mode, 0);
 	xdp_program__close(in->xdp);
 	in->xdp = NULL;
-}
-
-/* Removes every pin in the instance's folder, then the folder, then the
- * cpusteer root if no other instance is left.
- */
-void instance_unpin(const char *ifname)
-{
-	char dir[128], path[400];
-	struct dirent *e;
-	DIR *d;
-
-	pin_dir_of(dir, sizeof(dir), ifname);
-	d = opendir(dir);
-	if (d) {
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-	rmdir(CPUSTEER_PIN_ROOT);
-}
-
-int instance_pin(struct steer_instance *in, const char *ifname)
-{
-	char path[400];
-	size_t n, i;
-	struct bpf_map **maps = pinned_maps(in->skel, &n);
-	int err = 0;
-
-	pin_dir_of(in->pin_dir, sizeof(in->pin_dir), ifname);
-	/* Pins are root's alone: they give full control of the steering. */
-	if ((mkdir(CPUSTEER_PIN_ROOT, 0700) && errno != EEXIST) ||
-	    mkdir(in->pin_dir, 0700)) {
-		err = -errno;
-		log_err("cannot create %s: %s", in->pin_dir, strerror(errno));
-		rmdir(CPUSTEER_PIN_ROOT);
-		return err;
-	}
-	for (i = 0; i < n && !err; i++) {
-		snprintf(path, sizeof(path), "%s/%s", in->pin_dir, bpf_map__name(maps[i]));
-		err = bpf_map__pin(maps[i], path);
-	}
-	if (!err) {
-		snprintf(path, sizeof(path), "%s/%s", in->pin_dir, PROG_PIN);
-		err = bpf_obj_pin(in->attached_fd, path) ? -errno : 0;
-	}
-	if (err) {
-		log_err("cannot pin the instance under %s: %s", in->pin_dir, strerror(-err));
-		instance_unpin(ifname);
-	}
-	return err;
-}
-
-/* Pins from another cpusteer version would be read as garbage. */
-static int same_shape(const struct bpf_map *map, int fd)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		return -errno;
-	if (info.type != bpf_map__type(map) || info.key_size != bpf_map__key_size(map) ||
-	    info.value_size != bpf_map__value_size(map))
-		return -EPROTO;
-	return 0;
-}
-
-int instance_open_pinned(struct steer_instance *in, const char *ifname)
-{
-	char path[400];
-	size_t n, i;
-	struct bpf_map **maps;
-	int err, fd;
-
-	memset(in, 0, sizeof(*in));
-	pin_dir_of(in->pin_dir, sizeof(in->pin_dir), ifname);
-	if (access(in->pin_dir, F_OK)) {
-		log_err("cpusteer is not loaded on %s (no %s; use cpusteer load)", ifname, in->pin_dir);
-		return -ENOENT;
-	}
-	in->skel = steer__open();
-	if (!in->skel)
-		return -errno;
-	maps = pinned_maps(in->skel, &n);
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", in->pin_dir, bpf_map__name(maps[i]));
-		fd = bpf_obj_get(path);
-		/* reuse_fd takes the map's real definition from the kernel;
-		 * pin-path reuse would compare it with ours and refuse the
-		 * devmap, which the kernel marks read-only for programs. The
-		 * shape is checked here instead, flags aside.
-		 */
-		err = fd < 0 ? -errno : same_shape(maps[i], fd);
-		if (!err)
-			err = bpf_map__reuse_fd(maps[i], fd);
-		if (fd >= 0)
-			close(fd);
-		if (err) {
-			log_err("the instance on %s is half gone (%s: %s); run cpusteer unload %s",
-				ifname, path, strerror(-err), ifname);
-			instance_close(in);
-			return err;
-		}
-	}
-	err = steer__load(in->skel);
-	if (err) {
-		log_err("cannot reopen the instance on %s: %s", ifname, strerror(-err));
-		instance_close(in);
-	}
-	return err;
-}
-
-static int lookup_zero(struct bpf_map *map, void *value)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(bpf_map__fd(map), &zero, value) ? -errno : 0;
-}
-
-int instance_read_state(struct steer_instance *in, struct cpusteer_instance_state *st)
-{
-	return lookup_zero(in->skel->maps.instance_state, st);
-}
-
-int instance_write_state(struct steer_instance *in, const struct cpusteer_instance_state *st)
-{
-	__u32 zero = 0;
-
-	if (bpf_map_update_elem(bpf_map__fd(in->skel->maps.instance_state), &zero, st, 0)) {
-		log_err("cannot record the instance state: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg)
-{
-	return lookup_zero(in->skel->maps.config_map, cfg);
-}
-
-__u32 instance_cpumap_id(struct steer_instance *in)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(bpf_map__fd(in->skel->maps.cpu_map), &info, &len))
-		return 0;
-	return info.id;
-}
-
-__u32 instance_attached_prog_id(struct steer_instance *in)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(in->attached_fd, &info, &len))
-		return 0;
-	return info.id;
 }

@@ -40,30 +40,41 @@ int kernel_tracepoint_args(const struct btf *vmlinux, const char *name)
 	return btf_vlen(t) - 1;
 }
 
+/* Parsing the kernel's BTF takes milliseconds: once per process, kept
+ * until it exits.
+ */
+static const struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+		if (libbpf_get_error(btf))
+			btf = NULL;
+	}
+	return btf;
+}
+
 bool kernel_has_tracepoint(const char *name)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool found;
+	const struct btf *vmlinux = vmlinux_btf();
 
-	if (libbpf_get_error(vmlinux))
-		return false;
-	found = kernel_tracepoint_args(vmlinux, name) >= 0;
-	btf__free(vmlinux);
-	return found;
+	return vmlinux && kernel_tracepoint_args(vmlinux, name) >= 0;
 }
 
 bool kernel_cpumap_does_gro(void)
 {
+	const struct btf *btf = vmlinux_btf();
 	const struct btf_member *m;
 	const struct btf_type *t;
-	struct btf *btf;
 	bool found = false;
 	const char *name;
 	__s32 id;
 	int i;
 
-	btf = btf__load_vmlinux_btf();
-	if (libbpf_get_error(btf))
+	if (!btf)
 		return false;
 	id = btf__find_by_name_kind(btf, "bpf_cpu_map_entry", BTF_KIND_STRUCT);
 	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
@@ -71,6 +82,5 @@ bool kernel_cpumap_does_gro(void)
 		name = btf__name_by_offset(btf, m->name_off);
 		found = name && !strcmp(name, "gro");
 	}
-	btf__free(btf);
 	return found;
 }

@@ -1,108 +1,164 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer load: open, fill every map, attach, apply the device settings,
- * then pin; a failure at any step undoes the steps before it, so bad input
- * leaves the interface, its settings and /sys/fs/bpf as they were.
+/* cpusteer load: everything is checked first; then, holding the
+ * instance's lock with signals deferred, the programs are loaded and
+ * every map filled, the record of what is about to change is pinned with
+ * them, and only then is the program attached and the device changed. A
+ * failure at any step undoes the steps before it, so bad input leaves the
+ * interface, its settings and /sys/fs/bpf as they were; a kill at any
+ * step leaves pins that say what happened (cpusteer status) and that
+ * cpusteer unload removes.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include <net/if.h>
 #include <xdp/libxdp.h>
+#include "attachment.h"
 #include "commands.h"
-#include "load_opts.h"
 #include "kernel_features.h"
+#include "load_opts.h"
+#include "lock.h"
 #include "log.h"
 #include "names.h"
 #include "state.h"
 
-static int check_target(const struct load_opts *lo, int *ifindex)
-{
-	*ifindex = if_nametoindex(lo->ifname);
-	if (!*ifindex) {
-		log_err("cannot load on %s: no such interface", lo->ifname);
-		return -ENODEV;
-	}
-	if (instance_is_pinned(lo->ifname)) {
-		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it",
-			lo->ifname, lo->ifname);
-		return -EEXIST;
-	}
-	return 0;
-}
-
-static void print_loaded(const struct load_opts *lo, const struct cpusteer_instance_state *st)
+static void print_loaded(const struct load_opts *lo, const struct instance_dir *d,
+			 const struct cpusteer_instance_state *st)
 {
 	char cpus[256];
 
 	cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
 	printf("cpusteer: loaded on %s (%s mode, program id %u): cpus %s, %u buckets, qsize %u, remote %s%s\n",
-	       lo->ifname, lo->xdp_mode == XDP_MODE_SKB ? "skb" : "native", st->prog_id, cpus,
+	       d->shown, lo->xdp_mode == XDP_MODE_SKB ? "skb" : "native", st->prog_id, cpus,
 	       lo->steer.cfg.nbuckets, lo->cm.qsize, remote_action_name(lo->cm.remote),
 	       lo->notouch ? ", no-touch floor" : "");
 	if (device_is_veth(lo->ifname))
 		printf("note: %s is a veth: its peer must send with tx checksumming off (ethtool -K PEER tx off),\n"
 		       "      or steered TCP/UDP arrives as checksum errors and is dropped by the stack\n",
-		       lo->ifname);
-	if (!kernel_cpumap_does_gro())
+		       d->shown);
+	if (!st->cpumap_gro)
 		printf("note: this kernel's cpumap does not do GRO itself; steered TCP is not coalesced\n");
 }
 
-static int load(struct load_opts *lo)
+/* The folder must hold nothing: an instance, or what a killed command
+ * left, is unload's to remove first.
+ */
+static int check_not_loaded(struct instance_dir *d)
 {
-	struct cpusteer_instance_state st = {};
+	struct cpusteer_instance_state st;
 	struct steer_instance in;
-	int ifindex, err;
 
-	err = check_target(lo, &ifindex);
-	if (!err)
-		err = steer_opts_finish(&lo->steer);
-	if (!err)
-		err = bpffs_check();
+	if (instance_dir_is_empty(d))
+		return 0;
+	instance_init(&in);
+	if (!instance_open_record(&in, d->fd) && !instance_read_state(&in, &st) &&
+	    st.phase == CPUSTEER_PHASE_READY)
+		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it",
+			d->shown, d->shown);
+	else
+		log_err("cpusteer on %s was left unfinished by an interrupted command; run cpusteer unload %s first",
+			d->shown, d->shown);
+	instance_close(&in);
+	return -EEXIST;
+}
+
+/* The record of the instance as it is about to be: phase LOADING, and the
+ * device's values from before any change.
+ */
+static int record(struct load_opts *lo, const struct instance_dir *d, int ifindex,
+		  struct steer_instance *in, struct cpusteer_instance_state *st,
+		  struct device_settings *saved)
+{
+	state_init(st, d, ifindex);
+	st->xdp_mode = lo->xdp_mode;
+	st->notouch = lo->notouch;
+	st->prog_id = prog_id_of_fd(in->steer_prog);
+	st->cpumap_gro = kernel_cpumap_does_gro();
+	state_set_config(st, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
+	if (lo->dev.mask)
+		device_save(lo->ifname, lo->dev.mask, saved);
+	state_set_saved(st, saved);
+	return instance_write_state(in, st);
+}
+
+static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex)
+{
+	struct cpusteer_instance_state st;
+	struct device_settings saved = {};
+	struct steer_instance in;
+	int err;
+
+	err = instance_open(&in, false, lo->notouch);
 	if (err)
 		return err;
-	err = instance_open(&in, false);
+	err = instance_configure(&in, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
+	if (!err)
+		err = record(lo, d, ifindex, &in, &st, &saved);
+	if (!err)
+		err = instance_pin(&in, d->fd);
+	if (!err)
+		err = instance_attach(&in, d->shown, ifindex, lo->xdp_mode);
 	if (err)
-		return err;
-	err = instance_configure(&in, &lo->steer, &lo->cm);
-	if (err)
-		goto out_close;
-	err = instance_attach(&in, lo->ifname, ifindex, lo->xdp_mode, lo->notouch);
-	if (err)
-		goto out_close;
-	state_from_opts(&st, lo, ifindex);
-	st.prog_id = instance_attached_prog_id(&in);
+		goto out_unpin;
 	if (lo->dev.mask) {
-		struct device_settings saved = {};
-
+		/* Undoes its own changes when it fails. */
 		err = device_apply(lo->ifname, &lo->dev, &saved);
 		if (err)
 			goto out_detach;
-		state_set_device(&st, &saved, &lo->dev);
 	}
+	state_set_saved(&st, &saved);
+	state_set_applied(&st, &lo->dev);
+	state_enter(&st, CPUSTEER_PHASE_READY);
 	err = instance_write_state(&in, &st);
-	/* Mount bpffs only now, so input rejected earlier leaves none. */
-	if (!err)
-		err = bpffs_ensure();
-	if (!err)
-		err = instance_pin(&in, lo->ifname);
 	if (err)
 		goto out_restore;
-	print_loaded(lo, &st);
+	print_loaded(lo, d, &st);
 	instance_close(&in);
 	return 0;
 
 out_restore:
-	if (lo->dev.mask) {
-		struct device_settings saved;
-
-		state_get_saved(&st, &saved);
-		device_restore(lo->ifname, &saved);
-	}
+	device_restore(lo->ifname, &saved);
 out_detach:
 	instance_detach(&in);
-out_close:
+out_unpin:
 	instance_close(&in);
+	instance_dir_remove(d);
+	return err;
+}
+
+static int load(struct load_opts *lo)
+{
+	struct instance_dir d;
+	int ifindex, err, sig;
+
+	err = instance_dir_init(&d, lo->ifname);
+	if (err)
+		return err;
+	ifindex = if_nametoindex(lo->ifname);
+	if (!ifindex) {
+		log_err("cannot load on %s: no such interface", d.shown);
+		return -ENODEV;
+	}
+	err = steer_opts_finish(&lo->steer);
+	if (!err)
+		err = bpffs_check();
+	if (err)
+		return err;
+	signals_defer();
+	/* Mount bpffs only now, so input rejected earlier leaves none. */
+	err = bpffs_ensure();
+	if (!err)
+		err = instance_dir_open(&d, DIR_CREATE | DIR_LOCK_EX);
+	if (err)
+		return err;
+	err = check_not_loaded(&d);
+	if (!err)
+		err = load_locked(lo, &d, ifindex);
+	instance_dir_close(&d);
+	sig = signals_take_pending();
+	if (sig)
+		log_err("note: %s arrived during load and was held until it %s", strsignal(sig),
+			err ? "failed" : "finished");
 	return err;
 }
 
@@ -114,6 +170,6 @@ int cmd_load(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	if (require_root("load"))
-		return 1;
-	return load(&lo) ? 1 : 0;
+		return EXIT_FAILURE;
+	return exit_code(load(&lo));
 }

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <xdp/libxdp.h>
 #include "commands.h"
+#include "ifname.h"
 #include "load_opts.h"
 #include "log.h"
 
@@ -71,6 +72,8 @@ static int parse_remote(struct load_opts *lo, const char *arg)
 		}
 	if (!strncmp(arg, "redirect:", 9)) {
 		lo->cm.remote = REMOTE_REDIRECT;
+		if (ifname_check(arg + 9))
+			return -EINVAL;
 		lo->cm.redirect_ifindex = if_nametoindex(arg + 9);
 		if (lo->cm.redirect_ifindex)
 			return 0;
@@ -180,6 +183,8 @@ int load_opts_parse(struct load_opts *lo, const char *command, int argc, char **
 		return -EINVAL;
 	}
 	lo->ifname = argv[optind];
+	if (ifname_check(lo->ifname))
+		return -EINVAL;
 	/* The attach itself is load's: changing it means a new attach. */
 	if (strcmp(command, "load") && (lo->xdp_mode_given || lo->notouch)) {
 		log_err("set cannot change --xdp-mode or --no-touch: unload %s and load it again",

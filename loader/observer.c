@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include "host_counters.h"
 #include "instance.h"
+#include "pin_tree.h"
 #include "observer.h"
 #include "stats_math.h"
 #include "trace.h"
@@ -54,8 +55,7 @@ void observer_free(struct observer *ob)
 		return;
 	observer_free_samples(ob);
 	tracer_close(&ob->tracer);
-	if (ob->in.skel)
-		instance_close(&ob->in);
+	instance_close(&ob->in);
 	if (ob->prog_fd >= 0)
 		close(ob->prog_fd);
 	if (ob->netdev_fd >= 0)
@@ -67,12 +67,17 @@ void observer_free(struct observer *ob)
  * only the network namespace changed), so they open from here; the
  * cpumap tracepoints filter on the map id, not on a device.
  */
-static int observer_attach_steering(struct observer *ob)
+static int observer_attach_steering(struct observer *ob, const struct instance_dir *steering)
 {
 	struct cpusteer_instance_state st;
+	struct instance_dir d = *steering;
 	int err, n;
 
-	err = instance_open_pinned(&ob->in, ob->ifname);
+	d.fd = -1;
+	err = instance_dir_open(&d, 0);
+	if (!err)
+		err = instance_open_pinned(&ob->in, d.fd, d.shown);
+	instance_dir_close(&d);
 	if (err)
 		return err;
 	err = tracer_open(&ob->tracer, instance_cpumap_id(&ob->in), 0);
@@ -87,7 +92,8 @@ static int observer_attach_steering(struct observer *ob)
 	return 0;
 }
 
-struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd, bool steering)
+struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd,
+			      const struct instance_dir *steering)
 {
 	struct observer *ob = calloc(1, sizeof(*ob));
 
@@ -100,8 +106,9 @@ struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd, bool
 	ob->netdev_fd = netdev_fd;
 	ob->prog_fd = -1;
 	ob->steering = steering;
+	instance_init(&ob->in);
 	snprintf(ob->ifname, sizeof(ob->ifname), "%s", ifname);
-	if (steering && observer_attach_steering(ob)) {
+	if (steering && observer_attach_steering(ob, steering)) {
 		observer_free(ob);
 		return NULL;
 	}
@@ -110,9 +117,14 @@ struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd, bool
 
 struct observer *observer_of_testbed(const struct testbed *b, bool steering)
 {
-	int netdev = testbed_netdev_fd(b);
+	struct instance_dir d;
+	int netdev;
 
-	return netdev < 0 ? NULL : observer_new(b->ncpus, b->topo.rx_if, netdev, steering);
+	if (steering && testbed_instance_dir(b, &d))
+		return NULL;
+	netdev = testbed_netdev_fd(b);
+	return netdev < 0 ? NULL
+			  : observer_new(b->ncpus, b->topo.rx_if, netdev, steering ? &d : NULL);
 }
 
 /* ---- snapshots and their differences ---- */
@@ -157,7 +169,7 @@ static void steering_figures(struct observer *ob, const struct snapshot *a,
 	for (cpu = 0; cpu < n; cpu++) {
 		f->received += ob->delta.rx[cpu].rx_packets;
 		for (to = 0; to < n && to < BENCH_MAX_CPUS; to++) {
-			f->redirected[to] += ob->delta.rx[cpu].redirected[to];
+			f->redirected[to] += ob->delta.redirected[(size_t)cpu * n + to];
 			f->queue_drops += ob->delta.enqueue[cpu * n + to].drops;
 		}
 		if (cpu < BENCH_MAX_CPUS)

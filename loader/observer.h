@@ -40,11 +40,15 @@ struct bench_figures {
 
 struct observer;
 
+struct instance_dir;
+
 /* Watches IFNAME: its /proc/net/dev line through `netdev_fd` (-1: none;
  * the observer owns it from here on, also when this fails), and the
- * steering counters when `steering` (cpusteer is loaded on IFNAME).
+ * steering counters of the instance `steering` (NULL when cpusteer is not
+ * loaded on IFNAME).
  */
-struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd, bool steering);
+struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd,
+			      const struct instance_dir *steering);
 /* The same for the test bed's receiver. */
 struct observer *observer_of_testbed(const struct testbed *b, bool steering);
 void observer_free(struct observer *ob);

@@ -1,78 +1,167 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer set: changes a running instance in place. Only the options
- * given change; the CPU set moves only the buckets that must move, and the
- * program is never detached.
+/* cpusteer set: changes a running instance in place, all or nothing.
+ * Only the options given change. Holding the instance's lock with signals
+ * deferred, it records the configuration it is moving to (and the
+ * device's values before any new change) first, then brings the maps
+ * there, then the device; when a step fails, the maps and the device go
+ * back to where they were. A kill in between leaves the record in phase
+ * SETTING: the next set (with no options, or any) finishes the move, and
+ * unload still restores every recorded setting.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "elsewhere.h"
 #include "indirection.h"
 #include "load_opts.h"
+#include "lock.h"
 #include "log.h"
 #include "state.h"
 
-/* Starts from the running configuration and lays the given options over
- * it, then checks the result as load would.
+/* A configuration of the maps: the recorded one a set starts from, the
+ * one the packets see now, or the one it moves to.
  */
-static int merge(struct load_opts *lo, const struct cpusteer_instance_state *st,
-		 const struct cpusteer_config *cur)
+struct change {
+	struct cpuset cpus;
+	struct cpusteer_config cfg;
+	struct cpumap_opts cm;
+	__u32 *table;		/* cfg.nbuckets entries */
+};
+
+/* Starts from the recorded configuration and lays the given options over
+ * it, then checks the result as load would, except that CPUs the instance
+ * already uses may have gone offline since: `set --cpus` with the others
+ * must still work.
+ */
+static int merge(struct load_opts *lo, const struct change *cur)
 {
 	struct steer_opts *o = &lo->steer;
-	struct cpuset running;
 
-	state_get_cpus(st, &running);
 	if (!o->cpus_given)
-		o->cpus = running;
+		o->cpus = cur->cpus;
 	if (o->weights_given && cpuset_parse_weights(&o->cpus, o->weights_arg))
 		return -EINVAL;
 	if (!o->key_given)
-		memcpy(o->cfg.key, cur->key, sizeof(o->cfg.key));
+		memcpy(o->cfg.key, cur->cfg.key, sizeof(o->cfg.key));
 	if (!o->buckets_given)
-		o->cfg.nbuckets = cur->nbuckets;
+		o->cfg.nbuckets = cur->cfg.nbuckets;
 	if (!o->non_ip_given)
-		o->cfg.non_ip_cpu = cur->non_ip_cpu;
+		o->cfg.non_ip_cpu = cur->cfg.non_ip_cpu;
 	if (!o->hash_given)
-		o->cfg.hash_fn = cur->hash_fn;
-	o->cfg.symmetric = lo->symmetric_off ? 0 : o->symmetric_given ? 1 : cur->symmetric;
+		o->cfg.hash_fn = cur->cfg.hash_fn;
+	o->cfg.symmetric = lo->symmetric_off ? 0 : o->symmetric_given ? 1 : cur->cfg.symmetric;
 	if (!lo->qsize_given)
-		lo->cm.qsize = st->qsize;
+		lo->cm.qsize = cur->cm.qsize;
 	if (!lo->remote_given) {
-		lo->cm.remote = st->remote;
-		lo->cm.redirect_ifindex = st->redirect_ifindex;
+		lo->cm.remote = cur->cm.remote;
+		lo->cm.redirect_ifindex = cur->cm.redirect_ifindex;
 	}
-	return steer_opts_validate(o, &running);
+	return steer_opts_validate(o, &cur->cpus);
 }
 
-/* The current table, with buckets beyond the old count unowned. */
-static __u32 *current_table(struct steer_instance *in, __u32 old_n, __u32 new_n)
+static struct instance_target target_of(const struct change *c)
 {
-	__u32 *table = malloc(new_n * sizeof(*table)), b;
-
-	if (!table)
-		return NULL;
-	for (b = 0; b < new_n; b++)
-		table[b] = BUCKET_UNOWNED;
-	if (instance_read_table(in, table, old_n < new_n ? old_n : new_n)) {
-		free(table);
-		return NULL;
-	}
-	return table;
+	return (struct instance_target){ .cpus = &c->cpus, .cfg = &c->cfg, .cm = &c->cm,
+					 .table = c->table };
 }
 
-static int apply_device(struct load_opts *lo, struct cpusteer_instance_state *st)
+/* What the record says the instance is in (or moving to, after a killed
+ * set), with the configuration and table the packets see now: a killed
+ * set may have left the live bucket count behind the recorded one, and
+ * the live table is where the new one starts from.
+ */
+static int read_current(struct steer_instance *in, const struct cpusteer_instance_state *st,
+			struct change *recorded, struct change *live)
 {
-	struct device_settings saved, applied;
-	int err;
+	state_get_cpus(st, &recorded->cpus);
+	state_get_cpumap(st, &recorded->cm);
+	recorded->cfg = st->cfg;
+	*live = *recorded;
+	if (instance_read_config(in, &live->cfg) || !live->cfg.nbuckets ||
+	    live->cfg.nbuckets > CPUSTEER_MAX_BUCKETS) {
+		log_err("cannot read the live configuration of %s", st->ifname);
+		return -EIO;
+	}
+	live->table = malloc(live->cfg.nbuckets * sizeof(*live->table));
+	if (!live->table)
+		return -ENOMEM;
+	instance_read_table(in, live->table, live->cfg.nbuckets);
+	return 0;
+}
 
-	if (!lo->dev.mask)
-		return 0;
-	state_get_saved(st, &saved);
-	state_get_applied(st, &applied);
-	err = device_apply(lo->ifname, &lo->dev, &saved);
-	if (err)
-		return err;
+/* The new table: the old one resized so that flows keep their CPU where
+ * the new size allows, then the fewest buckets moved to meet the shares.
+ */
+static int new_table(const struct change *live, struct change *next)
+{
+	next->table = malloc(next->cfg.nbuckets * sizeof(*next->table));
+	if (!next->table)
+		return -ENOMEM;
+	indirection_resize(live->table, live->cfg.nbuckets, next->table, next->cfg.nbuckets);
+	indirection_rebalance(next->table, next->cfg.nbuckets, &next->cpus);
+	return 0;
+}
+
+static bool rehashes(const struct cpusteer_config *a, const struct cpusteer_config *b)
+{
+	return memcmp(a->key, b->key, sizeof(a->key)) || a->hash_fn != b->hash_fn ||
+	       a->symmetric != b->symmetric;
+}
+
+static void print_moved(const struct instance_dir *d, const struct change *live,
+			const struct change *next)
+{
+	__u32 b, changed = 0, live_n = live->cfg.nbuckets;
+	double moved;
+
+	if (rehashes(&live->cfg, &next->cfg)) {
+		moved = indirection_rehash_moved_fraction(live->table, live_n, next->table,
+							  next->cfg.nbuckets);
+		printf("cpusteer: updated %s: new hash, every flow rehashed: about %.1f%% of flows move to another CPU\n",
+		       d->shown, 100 * moved);
+		return;
+	}
+	moved = indirection_moved_fraction(live->table, live_n, next->table, next->cfg.nbuckets);
+	for (b = 0; b < next->cfg.nbuckets; b++)
+		changed += b >= live_n || live->table[b] != next->table[b];
+	printf("cpusteer: updated %s: %.1f%% of flows move to another CPU (%u of %u buckets changed owner)\n",
+	       d->shown, 100 * moved, changed, next->cfg.nbuckets);
+}
+
+static void warn_offline(const struct instance_dir *d, const struct cpuset *cpus)
+{
+	struct cpuset off;
+	char list[256];
+
+	if (cpuset_offline(cpus, NULL, &off) || !off.n)
+		return;
+	cpuset_format(&off, list, sizeof(list));
+	log_err("note: CPU %s of %s is offline: its cpumap kthread runs unbound on other CPUs; drop it with cpusteer set %s --cpus",
+		list, d->shown, d->shown);
+}
+
+/* Records in st the new configuration and, before the device changes,
+ * the values it has now.
+ */
+static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st,
+			const struct change *next, struct device_settings *saved)
+{
+	state_get_saved(st, saved);
+	if (lo->dev.mask)
+		device_save(lo->ifname, lo->dev.mask, saved);
+	state_set_config(st, &next->cpus, &next->cfg, &next->cm);
+	state_set_saved(st, saved);
+	state_enter(st, CPUSTEER_PHASE_SETTING);
+}
+
+static void record_applied(const struct load_opts *lo, struct cpusteer_instance_state *st,
+			   const struct device_settings *saved, const struct device_settings *before)
+{
+	struct device_settings applied = *before;
+
 	applied.mask |= lo->dev.mask;
 	if (lo->dev.mask & DEV_GRO)
 		applied.gro = lo->dev.gro;
@@ -82,60 +171,127 @@ static int apply_device(struct load_opts *lo, struct cpusteer_instance_state *st
 		applied.defer_hard_irqs = lo->dev.defer_hard_irqs;
 	if (lo->dev.mask & DEV_GRO_FLUSH_TIMEOUT)
 		applied.gro_flush_timeout = lo->dev.gro_flush_timeout;
-	state_set_device(st, &saved, &applied);
+	state_set_saved(st, saved);
+	state_set_applied(st, &applied);
+}
+
+static int check_phase(const struct instance_dir *d, const struct cpusteer_instance_state *st)
+{
+	int ifindex = if_nametoindex(d->ifname);
+
+	if (st->phase == CPUSTEER_PHASE_LOADING || st->phase == CPUSTEER_PHASE_UNLOADING) {
+		log_err("cpusteer on %s was left unfinished by an interrupted %s (pid %u); run cpusteer unload %s",
+			d->shown, st->phase == CPUSTEER_PHASE_LOADING ? "load" : "unload",
+			st->phase_pid, d->shown);
+		return -EBUSY;
+	}
+	if (!ifindex || (__u32)ifindex != st->ifindex) {
+		log_err("cannot change cpusteer on %s: the interface it was loaded on is gone from this network namespace (deleted, renamed or moved); cpusteer unload %s cleans up",
+			d->shown, d->shown);
+		return -ENODEV;
+	}
 	return 0;
+}
+
+/* Puts the maps back as the packets saw them and the record as it was,
+ * but for the device values it recorded meanwhile: unload restores those
+ * either way.
+ */
+static void roll_back(struct steer_instance *in, const struct change *live,
+		      struct cpusteer_instance_state *before, const struct cpusteer_instance_state *st)
+{
+	struct instance_target back = target_of(live);
+
+	instance_converge(in, &back);
+	before->saved = st->saved;
+	state_enter(before, CPUSTEER_PHASE_READY);
+	instance_write_state(in, before);
+}
+
+static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer_instance *in)
+{
+	struct cpusteer_instance_state st, before;
+	struct change recorded = { 0 }, live = { 0 }, next = { 0 };
+	struct device_settings saved, applied;
+	struct instance_target to;
+	int err;
+
+	err = instance_read_state(in, &st);
+	if (err) {
+		log_err("cannot read the record of %s: %s", d->shown,
+			err == -EPROTO ? "made by another cpusteer version" : strerror(-err));
+		return err;
+	}
+	err = check_phase(d, &st);
+	if (!err)
+		err = read_current(in, &st, &recorded, &live);
+	if (!err)
+		err = merge(lo, &recorded);
+	if (err)
+		goto out;
+	next.cpus = lo->steer.cpus;
+	next.cfg = lo->steer.cfg;
+	next.cm = lo->cm;
+	err = new_table(&live, &next);
+	if (err)
+		goto out;
+
+	before = st;
+	state_get_applied(&st, &applied);
+	record_next(lo, &st, &next, &saved);
+	err = instance_write_state(in, &st);
+	if (err)
+		goto out;
+	to = target_of(&next);
+	err = instance_converge(in, &to);
+	/* Undoes its own changes when it fails. */
+	if (!err && lo->dev.mask)
+		err = device_apply(lo->ifname, &lo->dev, &saved);
+	if (err) {
+		roll_back(in, &live, &before, &st);
+		goto out;
+	}
+	record_applied(lo, &st, &saved, &applied);
+	state_enter(&st, CPUSTEER_PHASE_READY);
+	err = instance_write_state(in, &st);
+	if (!err) {
+		print_moved(d, &live, &next);
+		warn_offline(d, &next.cpus);
+	}
+out:
+	free(live.table);
+	free(next.table);
+	return err;
 }
 
 static int set(struct load_opts *lo)
 {
-	struct cpusteer_instance_state st;
-	struct cpusteer_config cur;
 	struct steer_instance in;
-	struct cpumap_opts old_cm;
-	struct cpuset old_cpus;
-	__u32 *table = NULL, moved;
-	int err;
+	struct instance_dir d;
+	struct elsewhere e;
+	int err, sig;
 
-	err = instance_open_pinned(&in, lo->ifname);
+	err = instance_dir_init(&d, lo->ifname);
 	if (err)
 		return err;
-	err = instance_read_state(&in, &st);
-	if (!err)
-		err = instance_read_config(&in, &cur);
-	if (err) {
-		log_err("cannot read the running configuration on %s: %s", lo->ifname, strerror(-err));
-		goto out;
+	signals_defer();
+	err = instance_dir_open(&d, DIR_LOCK_EX);
+	if (err == -ENOENT || (!err && instance_dir_is_empty(&d))) {
+		elsewhere_find(&d, &e);
+		elsewhere_report(&d, &e, "set");
+		err = -ENOENT;
 	}
-	err = merge(lo, &st, &cur);
-	if (err)
-		goto out;
-	table = current_table(&in, cur.nbuckets, lo->steer.cfg.nbuckets);
-	if (!table) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* Device first: it is the step that can still fail on good input
-	 * (a veth without NAPI), and it undoes itself when it does.
-	 */
-	err = apply_device(lo, &st);
-	if (err)
-		goto out;
-	state_get_cpus(&st, &old_cpus);
-	state_get_cpumap(&st, &old_cm);
-	err = instance_apply(&in, &lo->steer, &old_cpus, &old_cm, table, &lo->cm, &moved);
-	if (err)
-		goto out;
-	state_set_cpus(&st, &lo->steer.cpus);
-	st.qsize = lo->cm.qsize;
-	st.remote = lo->cm.remote;
-	st.redirect_ifindex = lo->cm.redirect_ifindex;
-	err = instance_write_state(&in, &st);
 	if (!err)
-		printf("cpusteer: updated %s: %u of %u buckets moved\n", lo->ifname, moved,
-		       lo->steer.cfg.nbuckets);
-out:
-	free(table);
-	instance_close(&in);
+		err = instance_open_pinned(&in, d.fd, d.shown);
+	if (!err) {
+		err = set_locked(lo, &d, &in);
+		instance_close(&in);
+	}
+	instance_dir_close(&d);
+	sig = signals_take_pending();
+	if (sig)
+		log_err("note: %s arrived during set and was held until it %s", strsignal(sig),
+			err ? "failed" : "finished");
 	return err;
 }
 
@@ -147,6 +303,6 @@ int cmd_set(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	if (require_root("set"))
-		return 1;
-	return set(&lo) ? 1 : 0;
+		return EXIT_FAILURE;
+	return exit_code(set(&lo));
 }

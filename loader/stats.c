@@ -14,9 +14,11 @@
 #include <net/if.h>
 #include <bpf/libbpf.h>
 #include "commands.h"
+#include "elsewhere.h"
 #include "instance.h"
 #include "log.h"
 #include "options.h"
+#include "pin_tree.h"
 #include "stats_view.h"
 #include "trace.h"
 
@@ -60,6 +62,7 @@ static void on_signal(int sig)
  */
 struct stats_ctx {
 	struct stats_view v;
+	struct instance_dir dir;
 	struct steer_instance in;
 	struct tracer tracer;
 	bool json;
@@ -110,16 +113,17 @@ static void note_missing(const struct stats_ctx *c)
 		log_err("note: tracepoints not attached, their figures stay out: %s", line);
 }
 
-/* The interface's index in this process's network namespace, or 0 when
- * the instance's interface is not here: the tracepoints see ifindexes of
- * every namespace, and one from elsewhere would match the wrong device.
+/* The index of the instance's interface, or 0 when it is no longer the
+ * device of that name here (deleted, replaced): the tracepoints see
+ * ifindexes of every namespace, and a stale one would match the wrong
+ * device.
  */
-static int local_ifindex(struct stats_ctx *c)
+static int instance_ifindex(struct stats_ctx *c)
 {
 	struct cpusteer_instance_state st;
-	int idx = if_nametoindex(c->v.ifname);
+	int idx = if_nametoindex(c->dir.ifname);
 
-	if (idx && !instance_read_state(&c->in, &st) && st.ifindex != (__u32)idx)
+	if (!idx || instance_read_state(&c->in, &st) || st.ifindex != (__u32)idx)
 		return 0;
 	return idx;
 }
@@ -134,19 +138,27 @@ static int open_all(struct stats_ctx *c)
 		log_err("cannot count the possible CPUs: %s", strerror(-c->v.ncpus));
 		return c->v.ncpus ? c->v.ncpus : -EINVAL;
 	}
-	c->v.ntargets = c->v.ncpus < CPUSTEER_MAX_CPUS ? c->v.ncpus : CPUSTEER_MAX_CPUS;
 	c->v.configured = calloc(c->v.ncpus, sizeof(*c->v.configured));
 	if (!c->v.configured)
 		return -ENOMEM;
-	err = instance_open_pinned(&c->in, c->v.ifname);
+	err = instance_dir_open(&c->dir, 0);
+	if (err == -ENOENT || (!err && instance_dir_is_empty(&c->dir))) {
+		struct elsewhere e;
+
+		elsewhere_find(&c->dir, &e);
+		elsewhere_report(&c->dir, &e, "stats");
+		return -ENOENT;
+	}
+	if (!err)
+		err = instance_open_pinned(&c->in, c->dir.fd, c->dir.shown);
 	if (err)
 		return err;
 	cpumap_id = instance_cpumap_id(&c->in);
 	if (!cpumap_id) {
-		log_err("cannot find the cpumap of the instance on %s", c->v.ifname);
+		log_err("cannot find the cpumap of the instance on %s", c->dir.shown);
 		return -ENOENT;
 	}
-	err = tracer_open(&c->tracer, cpumap_id, local_ifindex(c));
+	err = tracer_open(&c->tracer, cpumap_id, instance_ifindex(c));
 	if (err) {
 		log_err("cannot set up the tracepoints: %s", strerror(-err));
 		return err;
@@ -168,9 +180,26 @@ static void close_all(struct stats_ctx *c)
 	sample_free(&c->v.delta);
 	sample_free(&c->v.total);
 	tracer_close(&c->tracer);
-	if (c->in.skel)
-		instance_close(&c->in);
+	instance_close(&c->in);
+	instance_dir_close(&c->dir);
 	free(c->v.configured);
+}
+
+/* An instance unloaded (and maybe loaded anew) or an interface deleted
+ * under a running stats: its counters would be zeros or another
+ * instance's from now on.
+ */
+static int instance_gone(struct stats_ctx *c)
+{
+	if (!instance_dir_current(&c->dir)) {
+		log_err("stats: the instance on %s was unloaded", c->dir.shown);
+		return -ENOENT;
+	}
+	if (!instance_ifindex(c)) {
+		log_err("stats: %s is gone from this network namespace", c->dir.shown);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static double seconds_between(const struct timespec *a, const struct timespec *b)
@@ -209,10 +238,9 @@ static int run(struct stats_ctx *c, __u32 count)
 			;
 		if (stop)
 			break;
-		if (!instance_is_pinned(c->v.ifname)) {
-			log_err("stats: the instance on %s was unloaded", c->v.ifname);
-			return -ENOENT;
-		}
+		err = instance_gone(c);
+		if (err)
+			return err;
 		read_targets(c);
 		err = sample_read(&c->tracer, &c->in, &c->cur);
 		if (err)
@@ -252,11 +280,11 @@ int cmd_stats(int argc, char **argv)
 		switch (opt) {
 		case 'i':
 			if (parse_u32("--interval", optarg, 1, 3600, &c.interval))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case 'c':
 			if (parse_u32("--count", optarg, 1, 0xffffffffu, &count))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case 'e':
 			c.v.extended = true;
@@ -279,9 +307,15 @@ int cmd_stats(int argc, char **argv)
 		log_err("stats: expected one interface (cpusteer stats --help)");
 		return EXIT_USAGE;
 	}
-	c.v.ifname = argv[optind];
+	if (ifname_check(argv[optind]))
+		return EXIT_USAGE;
 	if (require_root("stats"))
-		return 1;
+		return EXIT_FAILURE;
+	err = instance_dir_init(&c.dir, argv[optind]);
+	if (err)
+		return exit_code(err);
+	instance_init(&c.in);
+	c.v.ifname = c.dir.shown;
 
 	/* Handlers before anything attaches, so a signal always reaches the
 	 * cleanup below.
@@ -296,5 +330,5 @@ int cmd_stats(int argc, char **argv)
 		err = run(&c, count);
 	}
 	close_all(&c);
-	return err ? 1 : 0;
+	return exit_code(err);
 }

@@ -45,12 +45,10 @@ static void json_exceptions(struct json *j, const struct stats_sample *s, double
 	json_object_close(j);
 }
 
-/* `rx`: the steering counters of the interval, summed over the CPUs. */
-static void json_rx(struct json *j, const struct stats_view *v,
-		    const struct cpusteer_counters *rx, double dt)
+static void json_rx(struct json *j, const struct stats_view *v, double dt)
 {
 	const struct stats_sample *d = &v->delta;
-	struct rx_sum s = rx_sum_of(rx);
+	struct rx_sum s = sample_rx_sum(d, v->ncpus, -1);
 	int cpu;
 
 	json_object_open(j, "rx");
@@ -60,7 +58,7 @@ static void json_rx(struct json *j, const struct stats_view *v,
 	json_rate(j, "error_pps", s.error, dt);
 	json_array_open(j, "per_cpu");
 	for (cpu = 0; cpu < v->ncpus; cpu++) {
-		s = rx_sum_of(&d->rx[cpu]);
+		s = sample_rx_sum(d, v->ncpus, cpu);
 		json_object_open(j, NULL);
 		json_uint(j, "cpu", cpu);
 		json_rate(j, "pps", s.rx, dt);
@@ -85,7 +83,7 @@ static void json_enqueue(struct json *j, const struct stats_view *v, double dt)
 	 */
 	json_array_open(j, "enqueue");
 	for (from = 0; from < n; from++)
-		for (to = 0; to < v->ntargets; to++) {
+		for (to = 0; to < v->ncpus; to++) {
 			t = &v->total.enqueue[from * n + to];
 			e = &v->delta.enqueue[from * n + to];
 			if (!t->bulks)
@@ -158,7 +156,7 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	int cpu;
 
 	sample_rx_all(&rx, t, v->ncpus);
-	s = rx_sum_of(&rx);
+	s = sample_rx_sum(t, v->ncpus, -1);
 	json_object_open(j, "totals");
 	json_uint(j, "rx", s.rx);
 	json_uint(j, "redirect", s.redirect);
@@ -167,10 +165,10 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	json_reasons(j, "pass_reasons", rx.passed, CPUSTEER_PASS_REASONS, false, 0);
 	json_reasons(j, "errors", rx.errors, CPUSTEER_ERRORS, true, 0);
 	json_array_open(j, "redirect_per_target");
-	for (cpu = 0; cpu < v->ntargets; cpu++) {
+	for (cpu = 0; cpu < v->ncpus; cpu++) {
 		json_object_open(j, NULL);
 		json_uint(j, "cpu", cpu);
-		json_uint(j, "packets", rx.redirected[cpu]);
+		json_uint(j, "packets", sample_redirected_to(t, v->ncpus, cpu));
 		json_object_close(j);
 	}
 	json_array_close(j);
@@ -219,12 +217,12 @@ void stats_print_json(const struct stats_view *v, double dt, const struct timesp
 	json_string(&j, "interface", v->ifname);
 	json_double(&j, "interval_s", dt);
 	json_string(&j, "time", when);
-	json_rx(&j, v, &rx, dt);
+	json_rx(&j, v, dt);
 	json_array_open(&j, "redirect_per_target");
-	for (cpu = 0; cpu < v->ntargets; cpu++) {
+	for (cpu = 0; cpu < v->ncpus; cpu++) {
 		json_object_open(&j, NULL);
 		json_uint(&j, "cpu", cpu);
-		json_rate(&j, "pps", rx.redirected[cpu], dt);
+		json_rate(&j, "pps", sample_redirected_to(&v->delta, v->ncpus, cpu), dt);
 		json_object_close(&j);
 	}
 	json_array_close(&j);

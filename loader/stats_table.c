@@ -91,19 +91,17 @@ static void put_rx_row(const struct rx_sum *s, double dt)
 	put_rates(counts, 4, dt);
 }
 
-/* `rx`: the steering counters of the interval, summed over the CPUs. */
-static void print_receive(const struct stats_view *v, const struct cpusteer_counters *rx,
-			  double dt)
+static void print_receive(const struct stats_view *v, double dt)
 {
 	static const char *const cols[] = { "pkt/s", "redirect/s", "pass/s", "error/s" };
-	struct rx_sum s = rx_sum_of(rx);
+	struct rx_sum s = sample_rx_sum(&v->delta, v->ncpus, -1);
 	int cpu;
 
 	put_header("RECEIVE", cols, 4);
 	put_label("  total");
 	put_rx_row(&s, dt);
 	for (cpu = 0; cpu < v->ncpus; cpu++) {
-		s = rx_sum_of(&v->delta.rx[cpu]);
+		s = sample_rx_sum(&v->delta, v->ncpus, cpu);
 		if (!s.rx)
 			continue;
 		put_label("  cpu %d", cpu);
@@ -139,20 +137,21 @@ static void print_reasons(const struct stats_view *v, const struct cpusteer_coun
 	}
 }
 
-static void print_redirected(const struct stats_view *v, const struct cpusteer_counters *rx,
-			     double dt)
+static void print_redirected(const struct stats_view *v, double dt)
 {
 	static const char *const cols[] = { "pkt/s" };
 	bool header = false;
+	__u64 count;
 	int cpu;
 
-	for (cpu = 0; cpu < v->ntargets; cpu++) {
-		if (!rx->redirected[cpu] && !(v->extended && v->configured[cpu]))
+	for (cpu = 0; cpu < v->ncpus; cpu++) {
+		count = sample_redirected_to(&v->delta, v->ncpus, cpu);
+		if (!count && !(v->extended && v->configured[cpu]))
 			continue;
 		if (!header)
 			put_header("REDIRECTED TO", cols, 1);
 		header = true;
-		put_figure_row(rx->redirected[cpu], dt, "  cpu %d", cpu);
+		put_figure_row(count, dt, "  cpu %d", cpu);
 	}
 }
 
@@ -178,7 +177,7 @@ static void print_enqueue(const struct stats_view *v, double dt)
 	e = sample_enqueue_all(d, n);
 	put_label("  total");
 	put_enqueue_row(&e, dt);
-	for (to = 0; to < v->ntargets; to++) {
+	for (to = 0; to < v->ncpus; to++) {
 		e = sample_enqueue_to(d, n, to);
 		if (!e.bulks && !(v->extended && v->configured[to]))
 			continue;
@@ -296,10 +295,10 @@ void stats_print_table(const struct stats_view *v, double dt, const struct times
 	sample_rx_all(&rx, &v->delta, v->ncpus);
 	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname, now.tm_hour,
 	       now.tm_min, now.tm_sec, dt);
-	print_receive(v, &rx, dt);
+	print_receive(v, dt);
 	print_reasons(v, &rx, dt, false);
 	print_reasons(v, &rx, dt, true);
-	print_redirected(v, &rx, dt);
+	print_redirected(v, dt);
 	if (t->attached[TP_CPUMAP_ENQUEUE])
 		print_enqueue(v, dt);
 	if (t->attached[TP_CPUMAP_KTHREAD])

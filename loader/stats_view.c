@@ -19,18 +19,33 @@ static void add_up(void *sum, const void *first, size_t size, size_t count, size
 			out[w] += ((const __u64 *)p)[w];
 }
 
-struct rx_sum rx_sum_of(const struct cpusteer_counters *k)
+struct rx_sum sample_rx_sum(const struct stats_sample *s, int n, int cpu)
 {
-	struct rx_sum s = { .rx = k->rx_packets };
-	int i;
+	int first = cpu < 0 ? 0 : cpu, last = cpu < 0 ? n - 1 : cpu, c, i;
+	struct rx_sum sum = {};
 
-	for (i = 0; i < CPUSTEER_MAX_CPUS; i++)
-		s.redirect += k->redirected[i];
-	for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
-		s.pass += k->passed[i];
-	for (i = 0; i < CPUSTEER_ERRORS; i++)
-		s.error += k->errors[i];
-	return s;
+	for (c = first; c <= last; c++) {
+		const struct cpusteer_counters *k = &s->rx[c];
+
+		sum.rx += k->rx_packets;
+		for (i = 0; i < n; i++)
+			sum.redirect += s->redirected[(size_t)c * n + i];
+		for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
+			sum.pass += k->passed[i];
+		for (i = 0; i < CPUSTEER_ERRORS; i++)
+			sum.error += k->errors[i];
+	}
+	return sum;
+}
+
+__u64 sample_redirected_to(const struct stats_sample *s, int n, int to)
+{
+	__u64 sum = 0;
+	int from;
+
+	for (from = 0; from < n; from++)
+		sum += s->redirected[(size_t)from * n + to];
+	return sum;
 }
 
 void sample_rx_all(struct cpusteer_counters *sum, const struct stats_sample *s, int n)

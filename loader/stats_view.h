@@ -17,7 +17,6 @@
 struct stats_view {
 	const char *ifname;
 	int ncpus;
-	int ntargets;			/* CPUs a cpumap entry can name */
 	bool extended;			/* --extended: rows at zero, per-CPU rows */
 	bool *configured;		/* [cpu]: a target of the instance's set */
 	bool remote_configured;		/* the cpumap entries carry a program */
@@ -31,15 +30,17 @@ static inline double per_second(__u64 count, double dt)
 	return dt > 0 ? count / dt : 0;
 }
 
-/* What one CPU's steering counters add up to. */
+/* What steering counters add up to. */
 struct rx_sum {
 	__u64 rx, redirect, pass, error;
 };
 
-struct rx_sum rx_sum_of(const struct cpusteer_counters *k);
+/* Of receiving CPU `cpu`, or of all of them with cpu -1. */
+struct rx_sum sample_rx_sum(const struct stats_sample *s, int n, int cpu);
 
 /* Sums over the CPUs of a sample with `n` possible CPUs. */
 void sample_rx_all(struct cpusteer_counters *sum, const struct stats_sample *s, int n);
+__u64 sample_redirected_to(const struct stats_sample *s, int n, int to);
 struct enqueue_count sample_enqueue_to(const struct stats_sample *s, int n, int to);
 struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n);
 struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);

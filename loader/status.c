@@ -1,106 +1,129 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer status: what runs where, from the pins, the live maps and the
- * device, plus the kernel features cpusteer found.
+/* cpusteer status: what runs where, from the pins, the live maps, the
+ * kernel's view of the attachment and the device, plus the kernel
+ * features cpusteer found. It explains what an interrupted command left
+ * and says which command removes it. Nothing is loaded: the maps are
+ * opened from their pins.
  */
-#include <dirent.h>
-#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
-#include <bpf/bpf.h>
 #include <xdp/libxdp.h>
+#include "attachment.h"
 #include "commands.h"
 #include "device.h"
-#include "kernel_features.h"
 #include "indirection.h"
-#include "instance.h"
 #include "json.h"
+#include "kernel_features.h"
 #include "log.h"
 #include "names.h"
+#include "netns.h"
 #include "state.h"
 
 static const char status_usage[] =
 	"usage: cpusteer status [IFACE] [--json]\n"
-	"Shows each cpusteer instance (or the one on IFACE): attach mode, program,\n"
-	"CPUs with weights and bucket counts, queue size, second stage, hash\n"
-	"settings, the device's GRO/NAPI settings, and the kernel features found.\n";
+	"Shows each cpusteer instance of this network namespace (or the one on\n"
+	"IFACE): its state, attach mode, program, CPUs with weights and bucket\n"
+	"counts, queue size, second stage, hash settings, the device's GRO/NAPI\n"
+	"settings and what unload restores, and the kernel features found.\n"
+	"Instances of other network namespaces are listed with the command that\n"
+	"reaches them.\n";
 
 static const char *const tracepoints[] = {
 	"xdp_cpumap_enqueue", "xdp_cpumap_kthread", "xdp_exception", "xdp_redirect_err",
 };
 
 struct status_view {
-	const char *ifname;
+	const struct instance_dir *dir;
 	struct cpusteer_instance_state st;
-	struct cpusteer_config cfg;
-	struct cpuset cpus;
+	struct cpusteer_config cfg;	/* live */
+	struct cpuset cpus, offline;
 	__u32 owned[CPUSTEER_MAX_CPUS];
-	bool attached, gone;
-	char netns[256];
-	const char *attach_kind;
-	struct device_settings dev;
+	bool complete;		/* every pin there */
+	bool interrupted;	/* a phase no running command is in */
+	bool gone;		/* the interface is not the recorded one now */
+	struct attachment att;
+	bool attached;
+	struct device_settings dev, saved;
+	char problem[256];	/* what is wrong, and what to run */
 };
 
-static void probe_attach(struct status_view *v)
+static void explain(struct status_view *v)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(v->st.ifindex);
-	__u32 id = 0;
+	const char *n = v->dir->shown;
 
-	v->attach_kind = "none";
-	if (libxdp_get_error(mp))
-		return;
-	if (xdp_multiprog__is_legacy(mp)) {
-		v->attach_kind = "single program (no libxdp dispatcher)";
-		id = xdp_program__id(xdp_multiprog__main_prog(mp));
-		v->attached = id == v->st.prog_id;
-	} else {
-		struct xdp_program *p = NULL;
-
-		v->attach_kind = "libxdp dispatcher";
-		while ((p = xdp_multiprog__next_prog(p, mp)))
-			v->attached |= xdp_program__id(p) == v->st.prog_id;
-	}
-	xdp_multiprog__close(mp);
+	if (!v->complete)
+		snprintf(v->problem, sizeof(v->problem),
+			 "incomplete: an interrupted load left part of its pins; cpusteer unload %s removes them",
+			 n);
+	else if (v->interrupted && v->st.phase == CPUSTEER_PHASE_SETTING)
+		snprintf(v->problem, sizeof(v->problem),
+			 "a set (pid %u) was interrupted: the maps may be between two configurations; cpusteer set %s finishes it",
+			 v->st.phase_pid, n);
+	else if (v->interrupted)
+		snprintf(v->problem, sizeof(v->problem),
+			 "an interrupted %s (pid %u) left it unfinished; cpusteer unload %s removes it",
+			 state_phase_name(v->st.phase), v->st.phase_pid, n);
+	else if (v->gone)
+		snprintf(v->problem, sizeof(v->problem),
+			 "the interface is gone (deleted, renamed or moved); cpusteer unload %s cleans up",
+			 n);
+	else if (!v->attached)
+		snprintf(v->problem, sizeof(v->problem),
+			 "its program is not attached (detached by hand?); cpusteer unload %s removes the rest",
+			 n);
 }
 
-static int collect(const char *ifname, struct status_view *v)
+static void read_table(struct steer_instance *in, struct status_view *v)
+{
+	__u32 *table = v->cfg.nbuckets <= CPUSTEER_MAX_BUCKETS
+			       ? calloc(v->cfg.nbuckets, sizeof(*table)) : NULL;
+
+	if (!table)
+		return;
+	instance_read_table(in, table, v->cfg.nbuckets);
+	indirection_count(table, v->cfg.nbuckets, &v->cpus, v->owned);
+	free(table);
+}
+
+/* What the instance in the open folder is, as far as what is there
+ * tells. Returns -EPROTO for a record of another version.
+ */
+static int collect(struct instance_dir *d, struct status_view *v)
 {
 	struct steer_instance in;
-	__u32 *table;
-	int err;
+	int ifindex, err;
 
 	memset(v, 0, sizeof(*v));
-	v->ifname = ifname;
-	err = instance_open_pinned(&in, ifname);
-	if (err)
-		return err;
-	err = instance_read_state(&in, &v->st);
+	v->dir = d;
+	instance_init(&in);
+	err = instance_open_record(&in, d->fd);
 	if (!err)
-		err = instance_read_config(&in, &v->cfg);
-	table = err ? NULL : calloc(v->cfg.nbuckets, sizeof(*table));
-	if (table && !instance_read_table(&in, table, v->cfg.nbuckets)) {
-		state_get_cpus(&v->st, &v->cpus);
-		indirection_count(table, v->cfg.nbuckets, &v->cpus, v->owned);
-	} else if (!err) {
-		err = -EIO;
-	}
-	free(table);
+		err = instance_read_state(&in, &v->st);
 	instance_close(&in);
-	if (err) {
-		log_err("cannot read the instance on %s: %s", ifname, strerror(-err));
+	if (err == -EPROTO) {
+		log_err("%s: its record was made by another cpusteer version; cpusteer unload %s removes it",
+			d->shown, d->shown);
 		return err;
 	}
-	v->gone = !state_in_current_netns(&v->st) || if_nametoindex(ifname) != v->st.ifindex;
-	if (v->gone) {
-		v->attach_kind = state_netns_name(&v->st, v->netns, sizeof(v->netns))
-					 ? "in another network namespace (see netns)"
-					 : "unknown: the interface is gone (cpusteer unload removes the pins)";
-		return 0;
+	v->interrupted = !err && v->st.phase != CPUSTEER_PHASE_READY;
+	v->complete = !err && !instance_open_pinned(&in, d->fd, d->shown);
+	if (v->complete) {
+		state_get_cpus(&v->st, &v->cpus);
+		cpuset_offline(&v->cpus, NULL, &v->offline);
+		if (!instance_read_config(&in, &v->cfg))
+			read_table(&in, v);
+		instance_close(&in);
+		state_get_saved(&v->st, &v->saved);
+		ifindex = if_nametoindex(d->ifname);
+		v->gone = !ifindex || (__u32)ifindex != v->st.ifindex;
+		v->attached = !attachment_find(v->st.ifindex, v->st.prog_id, &v->att);
+		if (!v->gone)
+			device_read(d->ifname, &v->dev);
 	}
-	probe_attach(v);
-	device_read(ifname, &v->dev);
+	explain(v);
 	return 0;
 }
 
@@ -112,33 +135,36 @@ static void format_non_ip(const struct cpusteer_config *cfg, char *buf, size_t l
 		snprintf(buf, len, "cpu:%u", cfg->non_ip_cpu);
 }
 
-static void print_device(const char *label, const struct device_settings *d)
+static const char *attach_kind(const struct status_view *v)
 {
-	printf("  %-18s", label);
-	if (d->mask & DEV_GRO)
-		printf(" gro %s", d->gro ? "on" : "off");
-	if (d->mask & DEV_GRO_FLUSH_TIMEOUT)
-		printf(" gro-flush-timeout %lluns", (unsigned long long)d->gro_flush_timeout);
-	if (d->mask & DEV_DEFER_HARD_IRQS)
-		printf(" defer-hard-irqs %u", d->defer_hard_irqs);
-	if (d->mask & DEV_THREADED_NAPI)
-		printf(" threaded-napi %s", d->threaded ? "on" : "off");
-	printf("%s\n", d->mask ? "" : " none");
+	if (!v->attached)
+		return "not attached";
+	return v->att.dispatcher ? "libxdp dispatcher" : "single program (no libxdp dispatcher)";
 }
 
 static void print_text(const struct status_view *v)
 {
-	char redirect[IF_NAMESIZE] = "", non_ip[16];
-	struct device_settings saved;
+	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
+	char name[IF_NAMESIZE];
 	__u32 i;
 
+	printf("%s (ifindex %u)\n", v->dir->shown, v->st.ifindex);
+	if (v->problem[0])
+		printf("  %-18s NEEDS ATTENTION: %s\n", "state", v->problem);
+	else
+		printf("  %-18s ready\n", "state");
+	printf("  %-18s %s\n", "pins", v->dir->path);
+	if (!v->complete)
+		return;
+	if (v->st.remote == REMOTE_REDIRECT) {
+		if (if_indextoname(v->st.redirect_ifindex, name))
+			ifname_printable(name, redirect, sizeof(redirect));
+		else
+			snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
+	}
 	format_non_ip(&v->cfg, non_ip, sizeof(non_ip));
-	if (v->st.remote == REMOTE_REDIRECT && !if_indextoname(v->st.redirect_ifindex, redirect))
-		snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
-	printf("%s (ifindex %u%s%s)\n", v->ifname, v->st.ifindex, *v->netns ? ", netns " : "",
-	       v->netns);
 	printf("  %-18s %s, %s\n", "attach", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native",
-	       v->attach_kind);
+	       attach_kind(v));
 	printf("  %-18s %u (%s)%s\n", "program id", v->st.prog_id,
 	       v->attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
@@ -147,10 +173,17 @@ static void print_text(const struct status_view *v)
 	       remote_action_name(v->st.remote), *redirect ? " to " : "", redirect);
 	printf("  %-18s %6s %6s %8s\n", "cpus", "cpu", "weight", "buckets");
 	for (i = 0; i < v->cpus.n; i++)
-		printf("  %-18s %6u %6u %8u\n", "", v->cpus.cpu[i], v->cpus.weight[i], v->owned[i]);
-	print_device("device now", &v->dev);
-	state_get_saved(&v->st, &saved);
-	print_device("restored on unload", &saved);
+		printf("  %-18s %6u %6u %8u%s\n", "", v->cpus.cpu[i], v->cpus.weight[i], v->owned[i],
+		       cpuset_contains(&v->offline, v->cpus.cpu[i]) ? "  OFFLINE" : "");
+	if (v->offline.n) {
+		cpuset_format(&v->offline, list, sizeof(list));
+		printf("  warning: CPU %s offline: its cpumap kthread runs unbound on other CPUs; drop it with cpusteer set %s --cpus ...\n",
+		       list, v->dir->shown);
+	}
+	device_settings_format(&v->dev, dev, sizeof(dev));
+	printf("  %-18s %s\n", "device now", v->gone ? "(interface gone)" : dev);
+	device_settings_format(&v->saved, dev, sizeof(dev));
+	printf("  %-18s %s\n", "restored on unload", dev);
 }
 
 static void json_device(struct json *j, const char *key, const struct device_settings *d)
@@ -167,50 +200,62 @@ static void json_device(struct json *j, const char *key, const struct device_set
 	json_object_close(j);
 }
 
-static void print_json(struct json *j, const struct status_view *v)
+static void json_cpus(struct json *j, const struct status_view *v)
 {
-	char buf[IF_NAMESIZE];
-	struct device_settings saved;
 	__u32 i;
 
-	json_object_open(j, NULL);
-	json_string(j, "interface", v->ifname);
-	json_uint(j, "ifindex", v->st.ifindex);
-	json_string(j, "xdp_mode", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native");
-	json_string(j, "attach_kind", v->attach_kind);
-	json_uint(j, "program_id", v->st.prog_id);
-	json_bool(j, "attached", v->attached);
-	json_bool(j, "interface_gone", v->gone && !*v->netns);
-	if (*v->netns)
-		json_string(j, "netns", v->netns);
-	else
-		json_null(j, "netns");
-	json_bool(j, "no_touch", v->st.notouch);
-	json_uint(j, "buckets", v->cfg.nbuckets);
-	json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
-	json_bool(j, "symmetric", v->cfg.symmetric);
-	if (v->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
-		json_string(j, "non_ip", "pass");
-	else
-		json_uint(j, "non_ip", v->cfg.non_ip_cpu);
-	json_uint(j, "qsize", v->st.qsize);
-	json_string(j, "remote", remote_action_name(v->st.remote));
-	if (v->st.remote == REMOTE_REDIRECT && if_indextoname(v->st.redirect_ifindex, buf))
-		json_string(j, "redirect_to", buf);
-	else
-		json_null(j, "redirect_to");
 	json_array_open(j, "cpus");
 	for (i = 0; i < v->cpus.n; i++) {
 		json_object_open(j, NULL);
 		json_uint(j, "cpu", v->cpus.cpu[i]);
 		json_uint(j, "weight", v->cpus.weight[i]);
 		json_uint(j, "buckets", v->owned[i]);
+		json_bool(j, "online", !cpuset_contains(&v->offline, v->cpus.cpu[i]));
 		json_object_close(j);
 	}
 	json_array_close(j);
-	json_device(j, "device", &v->dev);
-	state_get_saved(&v->st, &saved);
-	json_device(j, "restore_on_unload", &saved);
+}
+
+static void print_json(struct json *j, const struct status_view *v)
+{
+	char buf[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN];
+
+	json_object_open(j, NULL);
+	json_string(j, "interface", v->dir->shown);
+	json_uint(j, "ifindex", v->st.ifindex);
+	json_string(j, "pins", v->dir->path);
+	json_string(j, "phase", v->complete ? state_phase_name(v->st.phase) : "incomplete");
+	json_bool(j, "interrupted", v->interrupted || !v->complete);
+	if (v->problem[0])
+		json_string(j, "problem", v->problem);
+	else
+		json_null(j, "problem");
+	json_bool(j, "interface_gone", v->gone);
+	json_bool(j, "attached", v->attached);
+	json_uint(j, "program_id", v->st.prog_id);
+	if (v->complete) {
+		json_string(j, "xdp_mode", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native");
+		json_string(j, "attach_kind", attach_kind(v));
+		json_bool(j, "no_touch", v->st.notouch);
+		json_uint(j, "buckets", v->cfg.nbuckets);
+		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
+		json_bool(j, "symmetric", v->cfg.symmetric);
+		if (v->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
+			json_string(j, "non_ip", "pass");
+		else
+			json_uint(j, "non_ip", v->cfg.non_ip_cpu);
+		json_uint(j, "qsize", v->st.qsize);
+		json_string(j, "remote", remote_action_name(v->st.remote));
+		if (v->st.remote == REMOTE_REDIRECT && if_indextoname(v->st.redirect_ifindex, buf)) {
+			ifname_printable(buf, shown, sizeof(shown));
+			json_string(j, "redirect_to", shown);
+		} else {
+			json_null(j, "redirect_to");
+		}
+		json_cpus(j, v);
+		json_device(j, "device", &v->dev);
+		json_device(j, "restore_on_unload", &v->saved);
+	}
 	json_object_close(j);
 }
 
@@ -240,73 +285,172 @@ static void print_features(bool as_json, struct json *j)
 	putchar('\n');
 }
 
-/* Every instance is a folder under the pin root. */
-static int list_instances(char names[][NAME_MAX + 1], int max)
-{
-	DIR *d = opendir(CPUSTEER_PIN_ROOT);
-	struct dirent *e;
-	int n = 0;
+struct listing {
+	bool as_json;
+	struct json *j;
+	const char *only;	/* IFACE given, or NULL */
+	__u64 here;		/* this namespace's cookie */
+	__u64 here_ino;
+	int shown, elsewhere, errors;
+};
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) && n < max)
-		if (e->d_name[0] != '.')
-			memcpy(names[n++], e->d_name, sizeof(names[0]));
-	closedir(d);
-	return n;
+/* One instance of this namespace, shown in full. */
+static void show_here(struct listing *l, const char *ifname)
+{
+	struct status_view v;
+	struct instance_dir d;
+
+	instance_dir_init_in(&d, ifname, l->here, l->here_ino);
+	if (instance_dir_open(&d, DIR_LOCK_SH)) {
+		l->errors++;
+		return;
+	}
+	if (instance_dir_is_empty(&d)) {
+		/* A load killed before its first pin; load reuses it. */
+		instance_dir_close(&d);
+		return;
+	}
+	if (collect(&d, &v)) {
+		l->errors++;
+	} else {
+		l->shown++;
+		if (l->as_json)
+			print_json(l->j, &v);
+		else
+			print_text(&v);
+	}
+	instance_dir_close(&d);
 }
 
-int cmd_status(int argc, char **argv)
+/* An instance of another namespace: one line with how to reach it. */
+static void show_elsewhere(struct listing *l, __u64 cookie, const char *ifname)
 {
-	static char names[64][NAME_MAX + 1];
-	const char *ifname = NULL;
-	struct status_view v;
-	bool as_json = false;
-	struct json j;
-	int i, n, err = 0;
+	struct cpusteer_instance_state st;
+	char path[300], hint[400], args[96], shown[IFNAME_SHOWN_LEN];
+	struct steer_instance in;
+	struct instance_dir d;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			as_json = true;
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(status_usage, stdout);
-			return 0;
-		} else if (argv[i][0] != '-' && !ifname)
-			ifname = argv[i];
-		else {
-			fputs(status_usage, stderr);
-			return EXIT_USAGE;
-		}
+	instance_dir_init_in(&d, ifname, cookie, 0);
+	instance_init(&in);
+	path[0] = '\0';
+	if (!instance_dir_open(&d, 0) && !instance_open_record(&in, d.fd) &&
+	    !instance_read_state(&in, &st))
+		netns_locate(cookie, st.netns_ino, path, sizeof(path));
+	instance_close(&in);
+	instance_dir_close(&d);
+	ifname_printable(ifname, shown, sizeof(shown));
+	l->elsewhere++;
+	if (l->as_json) {
+		json_object_open(l->j, NULL);
+		json_string(l->j, "interface", shown);
+		json_string(l->j, "pins", d.path);
+		if (path[0])
+			json_string(l->j, "netns", path);
+		else
+			json_null(l->j, "netns");
+		json_object_close(l->j);
+		return;
 	}
-	if (require_root("status"))
-		return 1;
-	if (ifname) {
-		n = 1;
-		snprintf(names[0], sizeof(names[0]), "%s", ifname);
-	} else {
-		n = list_instances(names, 64);
-	}
+	snprintf(args, sizeof(args), "status %s", shown);
+	netns_hint(path, args, hint, sizeof(hint));
+	if (path[0])
+		printf("%s: in another network namespace: %s\n", shown, hint);
+	else
+		printf("%s: in a network namespace no process or /run/netns name holds any more (pins %s)\n",
+		       shown, d.path);
+}
+
+static int visit_here(__u64 cookie, const char *ifname, void *arg)
+{
+	struct listing *l = arg;
+
+	if (cookie == l->here && (!l->only || !strcmp(ifname, l->only)))
+		show_here(l, ifname);
+	return 0;
+}
+
+static int visit_elsewhere(__u64 cookie, const char *ifname, void *arg)
+{
+	struct listing *l = arg;
+
+	if (cookie != l->here && (!l->only || !strcmp(ifname, l->only)))
+		show_elsewhere(l, cookie, ifname);
+	return 0;
+}
+
+/* IFACE has no instance here: a cpusteer program whose pins are gone may
+ * still be attached to it.
+ */
+static void report_missing(const struct listing *l, const char *ifname)
+{
+	char shown[IFNAME_SHOWN_LEN];
+	int ifindex = if_nametoindex(ifname);
+	struct attachment a;
+
+	ifname_printable(ifname, shown, sizeof(shown));
+	if (ifindex && !attachment_find(ifindex, 0, &a))
+		log_err("%s: cpusteer program %u is attached with no pins (left by an older or interrupted cpusteer); cpusteer unload %s detaches it",
+			shown, a.prog_id, shown);
+	else if (!l->elsewhere)
+		log_err("cpusteer is not loaded on %s in this network namespace", shown);
+}
+
+static int status(const char *ifname, bool as_json)
+{
+	struct listing l = { .as_json = as_json, .only = ifname };
+	struct json j;
+
+	if (netns_self(&l.here, &l.here_ino))
+		return -EIO;
+	l.j = &j;
 	json_init(&j, stdout);
 	if (as_json) {
 		json_object_open(&j, NULL);
 		json_array_open(&j, "instances");
-	} else if (!n) {
-		printf("no cpusteer instance is loaded\n");
 	}
-	for (i = 0; i < n; i++) {
-		if (collect(names[i], &v)) {
-			err = 1;
-			continue;
-		}
-		if (as_json)
-			print_json(&j, &v);
-		else
-			print_text(&v);
+	pin_tree_walk(visit_here, &l);
+	if (as_json) {
+		json_array_close(&j);
+		json_array_open(&j, "other_namespaces");
 	}
+	pin_tree_walk(visit_elsewhere, &l);
 	if (as_json)
 		json_array_close(&j);
+	if (ifname && !l.shown && !l.errors)
+		report_missing(&l, ifname);
+	else if (!ifname && !l.shown && !l.elsewhere && !as_json)
+		printf("no cpusteer instance is loaded\n");
 	print_features(as_json, &j);
 	if (as_json)
 		json_object_close(&j);
-	return err;
+	return l.errors || (ifname && !l.shown) ? -ENOENT : 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *ifname = NULL;
+	bool as_json = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			as_json = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(status_usage, stdout);
+			return EXIT_SUCCESS;
+		} else if (argv[i][0] == '-') {
+			log_err("status: unknown option '%s' (cpusteer status --help)", argv[i]);
+			return EXIT_USAGE;
+		} else if (ifname) {
+			log_err("status takes at most one interface (cpusteer status --help)");
+			return EXIT_USAGE;
+		} else {
+			ifname = argv[i];
+			if (ifname_check(ifname))
+				return EXIT_USAGE;
+		}
+	}
+	if (require_root("status"))
+		return EXIT_FAILURE;
+	return exit_code(status(ifname, as_json));
 }

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "cpuset.h"
 #include "instance.h"
+#include "pin_tree.h"
 #include "log.h"
 #include "clock.h"
 #include "testbed.h"
@@ -177,6 +178,17 @@ int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro)
 	return testbed_cli(b, args, NULL) ? -EIO : 0;
 }
 
+int testbed_instance_dir(const struct testbed *b, struct instance_dir *d)
+{
+	int err = topology_enter(&b->topo);
+
+	if (err)
+		return err;
+	err = instance_dir_init(d, b->topo.rx_if);
+	topology_leave();
+	return err;
+}
+
 int testbed_unload(struct testbed *b)
 {
 	char *unload[] = { "unload", b->topo.rx_if, NULL };
@@ -316,8 +328,12 @@ void testbed_close(struct testbed *b)
 {
 	if (!b->have_topo)
 		return;
-	if (instance_is_pinned(b->topo.rx_if))
+	struct instance_dir d;
+
+	if (!testbed_instance_dir(b, &d) && !instance_dir_open(&d, 0)) {
+		instance_dir_close(&d);
 		testbed_unload(b);
+	}
 	topology_destroy(&b->topo);
 	b->have_topo = false;
 }

@@ -69,6 +69,9 @@ int testbed_cli(struct testbed *b, char *const args[], double *ms);
  */
 int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro);
 int testbed_unload(struct testbed *b);
+struct instance_dir;
+/* Names the receiver's cpusteer instance (in the test bed's namespace). */
+int testbed_instance_dir(const struct testbed *b, struct instance_dir *d);
 
 /* The receiver without cpusteer. GRO on gives a veth without XDP the
  * NAPI it needs to receive the generator's frames at all; RPS spreads

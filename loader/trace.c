@@ -122,11 +122,9 @@ int tracer_open(struct tracer *t, __u32 cpumap_id, int ifindex)
 	for (tp = 0; tp < TP_COUNT; tp++)
 		if (t->why_not[tp])
 			bpf_program__set_autoload(prog_of(t->skel, tp), false);
-	if (t->ncpus < CPUSTEER_MAX_CPUS) {
-		bpf_map__set_max_entries(t->skel->maps.enq_processed, t->ncpus);
-		bpf_map__set_max_entries(t->skel->maps.enq_drops, t->ncpus);
-		bpf_map__set_max_entries(t->skel->maps.enq_bulks, t->ncpus);
-	}
+	bpf_map__set_max_entries(t->skel->maps.enq_processed, t->ncpus);
+	bpf_map__set_max_entries(t->skel->maps.enq_drops, t->ncpus);
+	bpf_map__set_max_entries(t->skel->maps.enq_bulks, t->ncpus);
 	err = trace__load(t->skel);
 	if (err) {
 		log_debug("cannot load the tracing programs: %s", strerror(-err));
@@ -173,10 +171,11 @@ int sample_alloc(struct stats_sample *s, int ncpus)
 {
 	memset(s, 0, sizeof(*s));
 	s->rx = calloc(ncpus, sizeof(*s->rx));
+	s->redirected = calloc((size_t)ncpus * ncpus, sizeof(*s->redirected));
 	s->remote = calloc(ncpus, sizeof(*s->remote));
 	s->enqueue = calloc((size_t)ncpus * ncpus, sizeof(*s->enqueue));
 	s->kthread = calloc(ncpus, sizeof(*s->kthread));
-	if (!s->rx || !s->remote || !s->enqueue || !s->kthread) {
+	if (!s->rx || !s->redirected || !s->remote || !s->enqueue || !s->kthread) {
 		sample_free(s);
 		return -ENOMEM;
 	}
@@ -186,6 +185,7 @@ int sample_alloc(struct stats_sample *s, int ncpus)
 void sample_free(struct stats_sample *s)
 {
 	free(s->rx);
+	free(s->redirected);
 	free(s->remote);
 	free(s->enqueue);
 	free(s->kthread);
@@ -196,6 +196,7 @@ void sample_copy(struct stats_sample *dst, const struct stats_sample *src, int n
 {
 	dst->mono = src->mono;
 	memcpy(dst->rx, src->rx, n * sizeof(*src->rx));
+	memcpy(dst->redirected, src->redirected, (size_t)n * n * sizeof(*src->redirected));
 	memcpy(dst->remote, src->remote, n * sizeof(*src->remote));
 	memcpy(dst->enqueue, src->enqueue, (size_t)n * n * sizeof(*src->enqueue));
 	memcpy(dst->kthread, src->kthread, n * sizeof(*src->kthread));
@@ -223,6 +224,8 @@ void sample_diff(struct stats_sample *out, const struct stats_sample *a,
 
 	out->mono = a->mono;
 	sub_words(out->rx, a->rx, b->rx, n * sizeof(*a->rx));
+	sub_words(out->redirected, a->redirected, b->redirected,
+		  (size_t)n * n * sizeof(*a->redirected));
 	sub_words(out->remote, a->remote, b->remote, n * sizeof(*a->remote));
 	sub_words(out->enqueue, a->enqueue, b->enqueue, (size_t)n * n * sizeof(*a->enqueue));
 	sub_words(out->kthread, a->kthread, b->kthread, n * sizeof(*a->kthread));
@@ -252,7 +255,7 @@ static int read_enqueue(struct tracer *t, struct stats_sample *s, __u64 *v)
 	int n = t->ncpus, to, from, err = 0;
 	struct trace *k = t->skel;
 
-	for (to = 0; to < n && to < CPUSTEER_MAX_CPUS && !err; to++) {
+	for (to = 0; to < n && !err; to++) {
 		err = read_percpu(k->maps.enq_processed, to, v, n);
 		for (from = 0; !err && from < n; from++)
 			s->enqueue[from * n + to].processed = v[from];
@@ -330,6 +333,8 @@ int sample_read(struct tracer *t, struct steer_instance *in, struct stats_sample
 
 	clock_gettime(CLOCK_MONOTONIC, &s->mono);
 	err = instance_read_counters_percpu(in, s->rx, s->remote);
+	if (!err)
+		err = instance_read_redirects(in, s->redirected);
 	if (err) {
 		log_err("cannot read the steering counters: %s", strerror(-err));
 		return err;

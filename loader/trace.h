@@ -53,6 +53,7 @@ struct kthread_count {
 struct stats_sample {
 	struct timespec mono;
 	struct cpusteer_counters *rx;			/* [receiving CPU] */
+	__u64 *redirected;		/* [receiving CPU * ncpus + target CPU] */
 	struct cpusteer_remote_counters *remote;	/* [target CPU] */
 	struct enqueue_count *enqueue;
 	struct kthread_count *kthread;			/* [target CPU] */

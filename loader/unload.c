@@ -1,124 +1,247 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpusteer unload: detach, restore the device settings cpusteer changed,
- * remove the pins. It finishes whatever is left of an instance: an
- * interface that vanished or pins that are half gone are not errors.
+ * remove the pins. It finishes whatever is left of an instance, whatever
+ * command was killed while making it: the program is detached where the
+ * kernel says it is attached, in the mode it has, and the device settings
+ * are restored only on the device the program is attached to (a device
+ * that replaced the interface under the same name or index is not
+ * cpusteer's to change). A cpusteer program whose pins are gone is found
+ * by its name and detached too.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <net/if.h>
-#include <bpf/bpf.h>
-#include <xdp/libxdp.h>
+#include "attachment.h"
 #include "commands.h"
 #include "device.h"
-#include "instance.h"
+#include "elsewhere.h"
+#include "lock.h"
 #include "log.h"
+#include "netns.h"
 #include "state.h"
 
 static const char unload_usage[] =
 	"usage: cpusteer unload IFACE\n"
 	"Detaches cpusteer from IFACE, restores the device settings it changed\n"
-	"and removes its pins. Succeeds on what is left when the interface has\n"
-	"vanished or the instance is half gone.\n";
+	"and removes its pins. Finishes what an interrupted command left, and\n"
+	"succeeds on what is left when the interface has vanished.\n";
 
-/* The pinned record, read without loading anything: a half-gone
- * instance may have no other pin left.
- */
-static bool read_state(const char *ifname, struct cpusteer_instance_state *st)
+/* What became of the device and its settings, for the closing line. */
+struct outcome {
+	char how[400];
+	bool restored;
+};
+
+static void note_saved(const struct instance_dir *d, const struct device_settings *saved)
 {
-	struct bpf_map_info info = {};
-	__u32 zero = 0, len = sizeof(info);
-	char path[256];
-	int fd, err;
+	char list[160];
 
-	snprintf(path, sizeof(path), "%s/%s/instance_state", CPUSTEER_PIN_ROOT, ifname);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return false;
-	/* A record of another size is another version's: unreadable. */
-	err = bpf_obj_get_info_by_fd(fd, &info, &len) || info.value_size != sizeof(*st) ||
-	      bpf_map_lookup_elem(fd, &zero, st);
-	close(fd);
-	return !err && st->ifindex;
+	if (!saved->mask)
+		return;
+	device_settings_format(saved, list, sizeof(list));
+	log_err("note: the settings cpusteer changed on %s were, before it: %s", d->shown, list);
 }
 
-/* Detaches only the program cpusteer attached: whatever else sits on the
- * interface now is left alone.
+/* Detaches the program of `a` from ifindex and restores `saved` on that
+ * device, in the calling thread's network namespace.
  */
-static const char *detach(const char *ifname, int ifindex,
-			  const struct cpusteer_instance_state *st)
+static int undo_attached(const struct instance_dir *d, int ifindex, const struct attachment *a,
+			 const struct device_settings *saved, struct outcome *o)
 {
-	struct xdp_program *xp;
-	int fd, err;
+	char name[IF_NAMESIZE];
+	int err = attachment_detach(ifindex, a, d->shown);
 
-	fd = bpf_prog_get_fd_by_id(st->prog_id);
-	if (fd < 0)
-		return "its program was already gone";
-	xp = xdp_program__from_fd(fd);
-	close(fd);
-	if (libxdp_get_error(xp))
-		return "libxdp could not take the program";
-	err = xdp_program__detach(xp, ifindex, XDP_MODE_UNSPEC, 0);
-	xdp_program__close(xp);
-	if (err == -ENOENT)
-		return "its program was no longer attached";
-	if (err) {
-		log_err("cannot detach from %s: %s", ifname, strerror(-err));
-		return NULL;
+	if (err && err != -ENOENT)
+		return err;
+	/* The device may have been renamed since; its index is what counts. */
+	if (saved->mask && if_indextoname(ifindex, name))
+		o->restored = !device_restore(name, saved);
+	return 0;
+}
+
+/* An interface moved to another network namespace keeps its program:
+ * found there by the program's id, it is undone there.
+ */
+struct moved {
+	const struct instance_dir *d;
+	const struct cpusteer_instance_state *st;
+	struct outcome *o;
+	const char *path;
+	int err;
+};
+
+static int undo_here_if_attached(void *arg)
+{
+	struct moved *m = arg;
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	struct device_settings saved;
+	struct attachment a;
+	char shown[IFNAME_SHOWN_LEN];
+	int found = 0;
+
+	state_get_saved(m->st, &saved);
+	for (i = ifs; i && i->if_index && !found; i++) {
+		if (attachment_find(i->if_index, m->st->prog_id, &a))
+			continue;
+		found = 1;
+		m->err = undo_attached(m->d, i->if_index, &a, &saved, m->o);
+		ifname_printable(i->if_name, shown, sizeof(shown));
+		snprintf(m->o->how, sizeof(m->o->how),
+			 "the interface had moved to network namespace %s (as %s); detached there", m->path,
+			 shown);
 	}
-	return "detached";
+	if (ifs)
+		if_freenameindex(ifs);
+	return found;
+}
+
+static int search_namespace(const char *path, int nsfd, void *arg)
+{
+	struct moved *m = arg;
+
+	m->path = path;
+	return netns_run_in(nsfd, undo_here_if_attached, m) > 0;
+}
+
+/* Detaches the recorded program and restores the recorded settings where
+ * that program is attached: on the recorded interface, or wherever it
+ * moved. `here`: the instance belongs to this namespace (else to one that
+ * is gone, whose physical devices the kernel moved to the initial one).
+ */
+static int undo_device(const struct instance_dir *d, const struct cpusteer_instance_state *st,
+		       bool here, struct outcome *o)
+{
+	struct moved m = { .d = d, .st = st, .o = o };
+	struct device_settings saved;
+	struct attachment a;
+	char name[IF_NAMESIZE];
+
+	state_get_saved(st, &saved);
+	if (here && !attachment_find(st->ifindex, st->prog_id, &a)) {
+		snprintf(o->how, sizeof(o->how), "detached");
+		return undo_attached(d, st->ifindex, &a, &saved, o);
+	}
+	if (netns_for_each(search_namespace, &m, !here))
+		return m.err;
+	if (!here) {
+		snprintf(o->how, sizeof(o->how),
+			 "its network namespace no longer exists, nor its program's attachment");
+	} else if (if_indextoname(st->ifindex, name)) {
+		snprintf(o->how, sizeof(o->how),
+			 "its program was not attached (detached by hand, or the interface replaced); device settings left as they are");
+		note_saved(d, &saved);
+	} else {
+		snprintf(o->how, sizeof(o->how), "the interface is gone");
+	}
+	return 0;
+}
+
+/* No pins left, or none readable: a cpusteer program may still be
+ * attached to the interface.
+ */
+static int detach_orphan(const struct instance_dir *d, struct outcome *o)
+{
+	int ifindex = if_nametoindex(d->ifname), err;
+	struct attachment a;
+
+	if (!ifindex || attachment_find(ifindex, 0, &a))
+		return -ENOENT;
+	err = attachment_detach(ifindex, &a, d->shown);
+	if (err)
+		return err;
+	snprintf(o->how, sizeof(o->how),
+		 "detached cpusteer program %u, which had no pins (device settings unknown, left alone)",
+		 a.prog_id);
+	return 0;
+}
+
+static int unload_locked(struct instance_dir *d, bool here, struct outcome *o)
+{
+	struct cpusteer_instance_state st;
+	struct steer_instance in;
+	int err;
+
+	instance_init(&in);
+	if (instance_open_record(&in, d->fd) || instance_read_state(&in, &st)) {
+		/* A load killed before its first pin, or pins of another
+		 * version: nothing recorded to restore.
+		 */
+		if (detach_orphan(d, o))
+			snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
+	} else {
+		state_enter(&st, CPUSTEER_PHASE_UNLOADING);
+		instance_write_state(&in, &st);
+		err = undo_device(d, &st, here, o);
+		if (err) {
+			instance_close(&in);
+			return err;
+		}
+	}
+	instance_close(&in);
+	return instance_dir_remove(d);
 }
 
 static int unload(const char *ifname)
 {
-	struct cpusteer_instance_state st = {};
-	struct device_settings saved;
-	const char *how = "pins removed";
-	bool have_state, restored = true;
-	char ns[256];
-	int ifindex;
+	struct outcome o = { .how = "pins removed", .restored = true };
+	struct instance_dir d;
+	struct elsewhere e;
+	bool here = true;
+	int err, sig;
 
-	if (!instance_is_pinned(ifname)) {
-		log_err("cpusteer is not loaded on %s (nothing under %s/%s)", ifname,
-			CPUSTEER_PIN_ROOT, ifname);
-		return -ENOENT;
+	err = instance_dir_init(&d, ifname);
+	if (err)
+		return err;
+	signals_defer();
+	err = instance_dir_open(&d, DIR_LOCK_EX);
+	if (err == -ENOENT) {
+		elsewhere_find(&d, &e);
+		if (e.found && e.ns_gone) {
+			/* Its namespace is gone: nothing can reach it but this. */
+			instance_dir_init_in(&d, ifname, e.netns_cookie, e.netns_ino);
+			err = instance_dir_open(&d, DIR_LOCK_EX);
+			here = false;
+		} else {
+			err = detach_orphan(&d, &o);
+			if (err == -ENOENT)
+				elsewhere_report(&d, &e, "unload");
+		}
 	}
-	have_state = read_state(ifname, &st);
-	ifindex = if_nametoindex(ifname);
-	if (have_state && !state_in_current_netns(&st) && state_netns_name(&st, ns, sizeof(ns))) {
-		log_err("cpusteer on %s was loaded in network namespace %s; unload it there (nsenter --net=/run/netns/%s cpusteer unload %s)",
-			ifname, ns, ns, ifname);
-		return -EXDEV;
+	if (!err && d.fd >= 0) {
+		err = unload_locked(&d, here, &o);
+		instance_dir_close(&d);
 	}
-	if (!have_state) {
-		how = "the instance was half gone (no state); pins removed";
-	} else if (!state_in_current_netns(&st) || !ifindex || (__u32)ifindex != st.ifindex) {
-		how = "the interface is gone; pins removed";
-	} else {
-		how = detach(ifname, ifindex, &st);
-		if (!how)
-			return -EIO;
-		state_get_saved(&st, &saved);
-		restored = !saved.mask || !device_restore(ifname, &saved);
-	}
-	instance_unpin(ifname);
-	printf("cpusteer: unloaded from %s: %s%s\n", ifname, how,
-	       restored ? "" : "; some device settings were not restored (see above)");
-	return restored ? 0 : -EIO;
+	if (!err)
+		printf("cpusteer: unloaded from %s: %s%s\n", d.shown, o.how,
+		       o.restored ? "" : "; some device settings were not restored (see above)");
+	sig = signals_take_pending();
+	if (sig)
+		log_err("note: %s arrived during unload and was held until it %s", strsignal(sig),
+			err ? "failed" : "finished");
+	if (!err && !o.restored)
+		err = -EIO;
+	return err;
 }
 
 int cmd_unload(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(unload_usage, stdout);
-		return 0;
+		return EXIT_SUCCESS;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		fputs(unload_usage, stderr);
+	if (argc != 2) {
+		log_err("unload takes exactly one interface (cpusteer unload --help)");
 		return EXIT_USAGE;
 	}
+	if (argv[1][0] == '-') {
+		log_err("unload: unknown option '%s' (cpusteer unload --help)", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (ifname_check(argv[1]))
+		return EXIT_USAGE;
 	if (require_root("unload"))
-		return 1;
-	return unload(argv[1]) ? 1 : 0;
+		return EXIT_FAILURE;
+	return exit_code(unload(argv[1]));
 }

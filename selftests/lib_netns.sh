@@ -37,7 +37,7 @@ IPA=10.200.0.1
 IPB=10.200.0.2
 IP6A=fd20::1
 IP6B=fd20::2
-PINS=/sys/fs/bpf/cpusteer/$VB
+PINS=			# the instance's pin folder, set by netns_setup
 KEY1=000102030405060708090a0b0c0d0e0f
 KEY2=f0e1d2c3b4a5968778695a4b3c2d1e0f
 NETNS_TMP=
@@ -171,7 +171,7 @@ netns_cleanup() {
 		fi
 		# What unload could not remove; pins are plain files to unlink.
 		[ -d "$PINS" ] && rm -rf "$PINS"
-		rmdir /sys/fs/bpf/cpusteer 2>/dev/null
+		rmdir "$(dirname "$PINS")" /sys/fs/bpf/cpusteer 2>/dev/null
 	fi
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
@@ -192,7 +192,8 @@ netns_setup() {	# [v4only]
 		NETNS_WHY="needs root"
 		return 1
 	fi
-	for t in "$CPUSTEER" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show"; do
+	for t in "$CPUSTEER" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show" \
+		"$TOOLS/netns_cookie"; do
 		if [ ! -x "$t" ]; then
 			NETNS_WHY="$t is not built (run make)"
 			return 1
@@ -209,6 +210,8 @@ netns_setup() {	# [v4only]
 	NETNS_WHY="cannot build the topology"
 	ip netns add "$NSA" || return 1
 	ip netns add "$NSB" || return 1
+	# Pins live per network namespace, in a folder named by its cookie.
+	PINS=/sys/fs/bpf/cpusteer/ns$(in_b "$TOOLS/netns_cookie")/$VB || return 1
 	ip link add "$VA" netns "$NSA" type veth peer name "$VB" netns "$NSB" || return 1
 	if [ "$v4only" = v4only ]; then
 		ip netns exec "$NSA" sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1" || return 1

@@ -18,7 +18,7 @@ tu_tmpdir
 leftovers() {	# PID
 	ip netns list | awk '{ print $1 }' | grep -x "csb$1"
 	ip -o link show | grep -o "csbA$1[@:]"
-	ls -d /sys/fs/bpf/cpusteer/csbB"$1" 2>/dev/null
+	ls -d /sys/fs/bpf/cpusteer/ns*/csbB"$1" 2>/dev/null
 }
 
 expect_clean() {	# PID WHAT

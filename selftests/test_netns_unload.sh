@@ -2,9 +2,9 @@
 # cpusteer unload puts everything back: no XDP program on vethB, no pins,
 # and the device settings that load changed (GRO, gro_flush_timeout,
 # napi_defer_hard_irqs, threaded NAPI) at their values from before the load. Then: unload
-# after the interface vanished (its namespace deleted) still succeeds and
-# removes the pins; unload run outside B (interface names are per
-# namespace, pins are not) is refused with a line that names B and the
+# after the interface vanished (its namespace deleted), run from the host,
+# still succeeds and removes the pins; unload run outside B (interface
+# names are per namespace) is refused with a line that names B and the
 # command to run there, and that command works. A load run under
 # `ip netns exec` (whose /sys hides the host's bpffs) either works like any
 # other, pins on the host's bpffs and unloadable, or is refused cleanly;

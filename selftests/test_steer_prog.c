@@ -65,7 +65,8 @@ static void env_init(struct env *e)
 static int env_start(struct env *e)
 {
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
-	__u32 moved, i;
+	struct instance_target t = { .cpus = &e->o.cpus, .cfg = &e->o.cfg, .cm = &cm };
+	__u32 i;
 	int err;
 
 	err = steer_opts_finish(&e->o);
@@ -76,11 +77,13 @@ static int env_start(struct env *e)
 		return -ENOMEM;
 	for (i = 0; i < e->o.cfg.nbuckets; i++)
 		e->table[i] = BUCKET_UNOWNED;
-	err = instance_open(&e->in, true);
+	indirection_rebalance(e->table, e->o.cfg.nbuckets, &e->o.cpus);
+	err = instance_open(&e->in, true, false);
 	if (err)
 		return err;
 	e->loaded = true;
-	return instance_apply(&e->in, &e->o, NULL, NULL, e->table, &cm, &moved);
+	t.table = e->table;
+	return instance_converge(&e->in, &t);
 }
 
 static void env_stop(struct env *e)
@@ -90,6 +93,31 @@ static void env_stop(struct env *e)
 	e->loaded = false;
 	free(e->table);
 	e->table = NULL;
+}
+
+/* The steering counters summed over CPUs, and the redirects per target
+ * CPU (the tests use CPUs 0 and 1) and in all.
+ */
+struct counts {
+	struct cpusteer_counters c;
+	__u64 to[2];
+	__u64 redirected;
+};
+
+static int read_counts(struct env *e, struct counts *n)
+{
+	__u64 *per = calloc(e->in.ncpus, sizeof(*per));
+	int err = per ? instance_read_counters(&e->in, &n->c, per) : -ENOMEM, cpu;
+
+	memset(n->to, 0, sizeof(n->to));
+	n->redirected = 0;
+	for (cpu = 0; !err && cpu < e->in.ncpus; cpu++) {
+		if (cpu < 2)
+			n->to[cpu] = per[cpu];
+		n->redirected += per[cpu];
+	}
+	free(per);
+	return err;
 }
 
 #define ENV_START(e)                                                               \
@@ -309,7 +337,7 @@ static void three_vlan_tags_pass_as_vlan_depth(void)
 	struct env e;
 	struct pkt_spec s;
 	struct result r;
-	struct cpusteer_counters c;
+	struct counts n;
 
 	env_init(&e);
 	ENV_START(&e);
@@ -319,8 +347,8 @@ static void three_vlan_tags_pass_as_vlan_depth(void)
 	add_vlan(&s, 0x8100, 3);
 	r = run_spec(&e, &s);
 	expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "three tags");
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.passed[CPUSTEER_PASS_VLAN_DEPTH], 1, "vlan_depth counter");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_VLAN_DEPTH], 1, "vlan_depth counter");
 	env_stop(&e);
 }
 
@@ -725,7 +753,7 @@ static void icmp_hashes_on_addresses_and_protocol(void)
 	struct env e;
 	struct pkt_spec s;
 	struct result a, b, udp;
-	struct cpusteer_counters c;
+	struct counts n;
 	int fam;
 	__u8 proto;
 
@@ -757,8 +785,8 @@ static void icmp_hashes_on_addresses_and_protocol(void)
 		udp = run_spec(&e, &s);
 		ASSERT_NE(udp.d.hash, a.d.hash, "UDP with ports 0 vs ICMP between same hosts");
 	}
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.seen_l3_only, 6, "seen_l3_only counter");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.seen_l3_only, 6, "seen_l3_only counter");
 	env_stop(&e);
 }
 
@@ -1017,7 +1045,7 @@ static void weights_3_1_give_cpu0_three_quarters(void)
 	table = calloc(e.o.cfg.nbuckets, sizeof(*table));
 	ASSERT_TRUE(table, "allocate table copy");
 	if (table) {
-		ASSERT_EQ(instance_read_table(&e.in, table, e.o.cfg.nbuckets), 0, "read table");
+		instance_read_table(&e.in, table, e.o.cfg.nbuckets);
 		indirection_count(table, e.o.cfg.nbuckets, &e.o.cpus, owned);
 		ASSERT_EQ(owned[0], 384, "buckets of CPU 0 in the kernel table");
 		ASSERT_EQ(owned[1], 128, "buckets of CPU 1 in the kernel table");
@@ -1184,7 +1212,7 @@ static void frame_shorter_than_ethernet_is_refused(void)
 {
 	struct env e;
 	__u8 frame[ETH_HLEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 1, 8, 0 };
-	struct cpusteer_counters c;
+	struct counts n;
 	struct result r;
 	char what[64];
 	int len;
@@ -1198,8 +1226,8 @@ static void frame_shorter_than_ethernet_is_refused(void)
 	}
 	r = run_frame(&e, frame, ETH_HLEN);
 	expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, "bare 14-byte IPv4 Ethernet header");
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.rx_packets, 1, "rx_packets counts only the frame the kernel took");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.rx_packets, 1, "rx_packets counts only the frame the kernel took");
 	env_stop(&e);
 }
 
@@ -1233,7 +1261,7 @@ static void arp_redirects_to_non_ip_cpu(void)
 	struct env e;
 	struct pkt_spec s;
 	struct result r;
-	struct cpusteer_counters c;
+	struct counts n;
 
 	env_init(&e);
 	env_opt(&e, OPT_NON_IP, "cpu:1");
@@ -1247,9 +1275,9 @@ static void arp_redirects_to_non_ip_cpu(void)
 	r = run_spec(&e, &s);
 	expect_redirect(&r, "LLDP with non-ip cpu:1");
 	ASSERT_EQ(r.d.cpu, 1, "LLDP's CPU");
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.redirected[1], 2, "redirected to CPU 1");
-	ASSERT_EQ(c.passed[CPUSTEER_PASS_NON_IP], 0, "passed as non_ip");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.to[1], 2, "redirected to CPU 1");
+	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_NON_IP], 0, "passed as non_ip");
 	env_stop(&e);
 }
 
@@ -1257,7 +1285,7 @@ static void arp_redirects_to_non_ip_cpu(void)
 
 static int cpumap_delete(struct env *e, __u32 cpu)
 {
-	return bpf_map_delete_elem(bpf_map__fd(e->in.skel->maps.cpu_map), &cpu);
+	return bpf_map_delete_elem(e->in.maps.cpu_map, &cpu);
 }
 
 /* Sends one frame `times` times in one test run; counts what the kernel
@@ -1281,7 +1309,7 @@ static void counters_reconcile_with_frames_sent(void)
 	struct env e;
 	struct pkt_spec s;
 	__u8 frame[FRAME_CAP];
-	struct cpusteer_counters c;
+	struct counts n;
 	struct result r;
 	__u32 times;
 	size_t len;
@@ -1381,30 +1409,29 @@ static void counters_reconcile_with_frames_sent(void)
 			want_redir[r.d.cpu]++;
 	}
 
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.rx_packets, sent, "rx_packets");
-	for (i = 0; i < CPUSTEER_MAX_CPUS; i++)
-		sum += c.redirected[i];
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.rx_packets, sent, "rx_packets");
+	sum += n.redirected;
 	for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
-		sum += c.passed[i];
+		sum += n.c.passed[i];
 	for (i = 0; i < CPUSTEER_ERRORS; i++)
-		sum += c.errors[i];
-	ASSERT_EQ(sum, c.rx_packets, "redirected + passed + errors");
-	ASSERT_EQ(c.redirected[0], want_redir[0], "redirected to CPU 0");
-	ASSERT_EQ(c.redirected[1], want_redir[1], "redirected to CPU 1");
+		sum += n.c.errors[i];
+	ASSERT_EQ(sum, n.c.rx_packets, "redirected + passed + errors");
+	ASSERT_EQ(n.to[0], want_redir[0], "redirected to CPU 0");
+	ASSERT_EQ(n.to[1], want_redir[1], "redirected to CPU 1");
 	for (i = 0; i < CPUSTEER_PASS_REASONS; i++) {
 		char what[48];
 
 		snprintf(what, sizeof(what), "passed[%d]", i);
-		ASSERT_EQ(c.passed[i], want_pass[i], what);
+		ASSERT_EQ(n.c.passed[i], want_pass[i], what);
 	}
 	ASSERT_TRUE(want_err[CPUSTEER_ERR_NO_CPUMAP_ENTRY] > 0, "some flows hit CPU 1");
-	ASSERT_EQ(c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], want_err[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
+	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], want_err[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
 		  "errors[no_cpumap_entry]");
-	ASSERT_EQ(c.errors[CPUSTEER_ERR_BAD_BUCKET], 0, "errors[bad_bucket]");
-	ASSERT_EQ(c.seen_vlan, want_vlan, "seen_vlan");
-	ASSERT_EQ(c.seen_fragments, want_frag, "seen_fragments");
-	ASSERT_EQ(c.seen_l3_only, want_l3, "seen_l3_only");
+	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_BAD_BUCKET], 0, "errors[bad_bucket]");
+	ASSERT_EQ(n.c.seen_vlan, want_vlan, "seen_vlan");
+	ASSERT_EQ(n.c.seen_fragments, want_frag, "seen_fragments");
+	ASSERT_EQ(n.c.seen_l3_only, want_l3, "seen_l3_only");
 	env_stop(&e);
 }
 
@@ -1415,7 +1442,7 @@ static void bucket_without_cpumap_entry_passes_as_error(void)
 	struct env e;
 	struct pkt_spec s;
 	struct result r;
-	struct cpusteer_counters c;
+	struct counts n;
 	__u32 on1 = 0, on0 = 0, bad = 0, i;
 
 	env_init(&e);
@@ -1440,28 +1467,27 @@ static void bucket_without_cpumap_entry_passes_as_error(void)
 	}
 	ASSERT_EQ(bad, 0, "flows with the wrong verdict or record");
 	ASSERT_TRUE(on1 > 0 && on0 > 0, "flows on both CPUs' buckets");
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], on1, "errors[no_cpumap_entry]");
-	ASSERT_EQ(c.redirected[1], 0, "redirected to CPU 1");
-	ASSERT_EQ(c.redirected[0], on0, "redirected to CPU 0");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], on1, "errors[no_cpumap_entry]");
+	ASSERT_EQ(n.to[1], 0, "redirected to CPU 1");
+	ASSERT_EQ(n.to[0], on0, "redirected to CPU 0");
 	env_stop(&e);
 }
 
-/* A table entry naming a CPU beyond the cpumap, or beyond any CPU cpusteer
- * can target, is passed and counted, never redirected or dropped.
+/* A table entry naming a CPU the machine does not have is passed and
+ * counted as a bad bucket, never redirected or dropped.
  */
 static void bucket_naming_unknown_cpu_passes_as_error(void)
 {
 	static const struct { __u32 cpu, err; } cases[] = {
-		{ 2, CPUSTEER_ERR_NO_CPUMAP_ENTRY },		/* past possible CPUs */
-		{ CPUSTEER_MAX_CPUS - 1, CPUSTEER_ERR_NO_CPUMAP_ENTRY },
+		{ 2, CPUSTEER_ERR_BAD_BUCKET },		/* past this machine's CPUs */
 		{ CPUSTEER_MAX_CPUS, CPUSTEER_ERR_BAD_BUCKET },
 		{ BUCKET_UNOWNED, CPUSTEER_ERR_BAD_BUCKET },
 	};
 	struct env e;
 	struct pkt_spec s;
 	struct result r;
-	struct cpusteer_counters c;
+	struct counts n;
 	char what[64];
 	int fd;
 	__u32 i, b, want[CPUSTEER_ERRORS] = {};
@@ -1469,7 +1495,7 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 	env_init(&e);
 	env_opt(&e, OPT_BUCKETS, "2");
 	ENV_START(&e);
-	fd = bpf_map__fd(e.in.skel->maps.bucket_table);
+	fd = e.in.maps.bucket_table;
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (b = 0; b < 2; b++)
@@ -1482,10 +1508,10 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 		ASSERT_EQ(r.d.reason, cases[i].err, what);
 		want[cases[i].err]++;
 	}
-	ASSERT_EQ(instance_read_counters(&e.in, &c), 0, "read counters");
-	ASSERT_EQ(c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], want[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], want[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
 		  "errors[no_cpumap_entry]");
-	ASSERT_EQ(c.errors[CPUSTEER_ERR_BAD_BUCKET], want[CPUSTEER_ERR_BAD_BUCKET],
+	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_BAD_BUCKET], want[CPUSTEER_ERR_BAD_BUCKET],
 		  "errors[bad_bucket]");
 	env_stop(&e);
 }

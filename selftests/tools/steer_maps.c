@@ -3,10 +3,10 @@
  * namespace tests, with bare bpf(2) calls (the tools link no libraries).
  *
  *   steer_maps counters PIN_DIR
- *       the counters and remote_counters maps summed over CPUs, one
- *       "name value" line each: rx_packets, redirected, redirected_cpuN,
- *       passed, errors, remote_passed, remote_dropped, remote_redirected,
- *       remote_redirect_errors
+ *       the counters, redirect_counts and remote_counters maps summed over
+ *       CPUs, one "name value" line each: redirected_cpuN, rx_packets,
+ *       redirected, passed, errors, remote_passed, remote_dropped,
+ *       remote_redirected, remote_redirect_errors
  *   steer_maps table PIN_DIR N
  *       the CPU that owns each of the first N buckets, one per line
  */
@@ -91,10 +91,12 @@ static int counters(const char *dir)
 	size_t csz = ROUND8(sizeof(struct cpusteer_counters));
 	size_t rsz = ROUND8(sizeof(struct cpusteer_remote_counters));
 	char *cv = calloc(ncpus, csz), *rv = calloc(ncpus, rsz);
-	unsigned long long rx = 0, red = 0, pass = 0, errs = 0, per_cpu[CPUSTEER_MAX_CPUS] = {};
+	unsigned long long *rc = calloc(ncpus, sizeof(*rc));
+	unsigned long long rx = 0, red = 0, pass = 0, errs = 0, to;
 	struct cpusteer_remote_counters rsum = {};
+	int redirects;
 
-	if (!cv || !rv)
+	if (!cv || !rv || !rc)
 		return 1;
 	lookup(pinned(dir, "counters"), 0, cv, "counters");
 	lookup(pinned(dir, "remote_counters"), 0, rv, "remote_counters");
@@ -107,19 +109,22 @@ static int counters(const char *dir)
 			pass += k->passed[i];
 		for (i = 0; i < CPUSTEER_ERRORS; i++)
 			errs += k->errors[i];
-		for (i = 0; i < CPUSTEER_MAX_CPUS; i++) {
-			red += k->redirected[i];
-			per_cpu[i] += k->redirected[i];
-		}
 		rsum.passed += r->passed;
 		rsum.dropped += r->dropped;
 		rsum.redirected += r->redirected;
 		rsum.redirect_errors += r->redirect_errors;
 	}
+	/* Redirects are keyed by the target CPU, one value per receiving CPU. */
+	redirects = pinned(dir, "redirect_counts");
+	for (i = 0; i < ncpus; i++) {
+		lookup(redirects, i, rc, "redirect_counts");
+		for (c = 0, to = 0; c < ncpus; c++)
+			to += rc[c];
+		if (to)
+			printf("redirected_cpu%u %llu\n", i, to);
+		red += to;
+	}
 	printf("rx_packets %llu\nredirected %llu\n", rx, red);
-	for (i = 0; i < CPUSTEER_MAX_CPUS; i++)
-		if (per_cpu[i])
-			printf("redirected_cpu%u %llu\n", i, per_cpu[i]);
 	printf("passed %llu\nerrors %llu\n", pass, errs);
 	printf("remote_passed %llu\nremote_dropped %llu\nremote_redirected %llu\n"
 	       "remote_redirect_errors %llu\n", (unsigned long long)rsum.passed,

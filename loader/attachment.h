@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Whether, where and how a cpusteer program is attached to a device, as
+ * the kernel reports it (through libxdp, which also sees inside its own
+ * dispatcher), and detaching exactly that program in the mode it has.
+ * The pinned record says what cpusteer attached; this says what is there.
+ */
+#ifndef CPUSTEER_ATTACHMENT_H
+#define CPUSTEER_ATTACHMENT_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct attachment {
+	__u32 prog_id;
+	int mode;		/* libxdp's enum xdp_attach_mode */
+	bool dispatcher;	/* one of the programs of a libxdp dispatcher */
+};
+
+/* Finds the program `prog_id` on `ifindex`, or with prog_id 0 any program
+ * named like cpusteer's (for a program whose pins are gone). 0 and *a when
+ * found, -ENOENT when not.
+ */
+int attachment_find(int ifindex, __u32 prog_id, struct attachment *a);
+
+/* Detaches the program of `a` from `ifindex` in its own mode (a detach in
+ * another mode is refused). One line naming `shown` on failure.
+ */
+int attachment_detach(int ifindex, const struct attachment *a, const char *shown);
+
+const char *attach_mode_name(int mode);
+
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Mutual exclusion between cpusteer commands, and the signals they defer.
+ *
+ * A command that changes an instance defers SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT from before it takes the instance's lock until its last change
+ * is recorded: an operator's Ctrl-C then lands between two commands, not
+ * in the middle of one. kill -9 cannot be deferred; what it leaves is
+ * recorded ahead (the phase in the instance record) for status and
+ * unload.
+ */
+#ifndef CPUSTEER_LOCK_H
+#define CPUSTEER_LOCK_H
+
+/* How long a command waits for another one's lock before it gives up. */
+#define LOCK_WAIT_SECONDS 10
+
+/* Takes flock(fd, op) (LOCK_EX or LOCK_SH), waiting up to
+ * LOCK_WAIT_SECONDS. When it gives up: one line naming `what` and the
+ * process holding the lock, and -EBUSY. A deferred signal that arrives
+ * while waiting ends the wait: -EINTR (see signals_pending()).
+ */
+int lock_wait(int fd, int op, const char *what);
+
+/* Defers the signals above for the rest of the command. */
+void signals_defer(void);
+/* The deferred signal that arrived, if any (0 if none), taken off the
+ * pending set; a command that finished its change reports it and exits
+ * normally.
+ */
+int signals_take_pending(void);
+
+#endif
