@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "bench_live.h"
 #include "commands.h"
+#include "ifname.h"
 #include "log.h"
 #include "options.h"
 
@@ -96,11 +97,11 @@ static int cmd_bench_program(int argc, char **argv)
 			break;
 		case OPT_RUNS:
 			if (parse_u32("run count", optarg, 1, 101, &runs))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case OPT_REPEAT:
 			if (parse_u32("repeat count", optarg, 1, 100000000, &repeat))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case OPT_JSON:
 			as_json = true;
@@ -174,6 +175,7 @@ static int parse_live(int argc, char **argv, struct bench_live_opts *o)
 			break;
 		case OPT_DEV:
 			o->dev = optarg;
+			err = ifname_check(optarg) ? -1 : 0;
 			break;
 		case 'v':
 			log_verbose = true;

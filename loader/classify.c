@@ -265,7 +265,7 @@ int cmd_classify(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
 		err = steer_opts_parse(&o, opt, optarg);
 		if (err < 0)
-			return 1;
+			return EXIT_USAGE;
 		if (err)
 			continue;
 		switch (opt) {

@@ -121,11 +121,11 @@ int cmd_demo(int argc, char **argv)
 		switch (opt) {
 		case 'd':
 			if (parse_u32("--duration", optarg, 1, 3600, &duration))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case 'f':
 			if (parse_u32("--flows", optarg, 1, TRAFFICGEN_MAX_FLOWS, &flows))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case 'v':
 			log_verbose = true;

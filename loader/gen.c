@@ -14,6 +14,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include "commands.h"
+#include "ifname.h"
 #include "cpuset.h"
 #include "json.h"
 #include "log.h"
@@ -79,7 +80,7 @@ static int parse_mac(const char *arg, __u8 mac[6])
 static int parse_cpu(const char *arg, int *cpu)
 {
 	__u32 v;
-	int err = parse_u32("CPU", arg, 0, CPUSTEER_MAX_CPUS - 1, &v);
+	int err = parse_u32("CPU", arg, 0, CPU_NUMBER_MAX, &v);
 
 	if (!err)
 		err = cpu_check_online(v);
@@ -170,11 +171,13 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 		}
 	}
 	if (err)
-		return 1;
+		return EXIT_USAGE;
 	if (optind == argc)
 		return usage_error("expected an interface", NULL);
 	if (optind < argc - 1)
 		return usage_error("unexpected argument", argv[optind + 1]);
+	if (ifname_check(argv[optind]))
+		return EXIT_USAGE;
 	a->ifname = argv[optind];
 	return GEN_GO;
 }

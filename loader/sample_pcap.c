@@ -105,7 +105,7 @@ int cmd_sample_pcap(int argc, char **argv)
 		switch (opt) {
 		case 'f':
 			if (parse_u32("flow count", optarg, 1, 1000000, &flows))
-				return 1;
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			fputs(sample_usage, stdout);
