@@ -18,6 +18,21 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_EXTERNAL] = "external",
 };
 
+static const char *const control_names[CONTROL_TIMINGS] = {
+	[CT_FLOOR_IDLE] = "floor_idle",
+	[CT_SET_IDLE] = "set_idle",
+	[CT_STATUS_IDLE] = "status_idle",
+	[CT_FLOOR_FLOOD] = "floor_flood",
+	[CT_SET_FLOOD] = "set_flood",
+	[CT_STATUS_FLOOD] = "status_flood",
+	[CT_UNLOAD_FLOOD] = "unload_flood",
+};
+
+const char *control_timing_name(enum control_timing t)
+{
+	return t < CONTROL_TIMINGS ? control_names[t] : "unknown";
+}
+
 const char *bench_scenario_name(enum bench_scenario sc)
 {
 	return sc < SC_COUNT ? scenario_names[sc] : "unknown";

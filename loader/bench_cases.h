@@ -14,6 +14,31 @@
 
 #define BENCH_MAX_RUNS 101
 
+/* Wall times of cpusteer commands, each run as an operator would (a new
+ * process in the receiver's namespace). The floor is a cpusteer that only
+ * starts and prints its help: what every command costs before it does
+ * anything.
+ */
+enum control_timing {
+	CT_FLOOR_IDLE,
+	CT_SET_IDLE,
+	CT_STATUS_IDLE,
+	CT_FLOOR_FLOOD,		/* under the generator's full-rate flood */
+	CT_SET_FLOOD,
+	CT_STATUS_FLOOD,
+	CT_UNLOAD_FLOOD,
+	CONTROL_TIMINGS
+};
+
+#define CONTROL_SAMPLES_PER_RUN 4
+
+struct control_timings {
+	double ms[CONTROL_SAMPLES_PER_RUN * BENCH_MAX_RUNS];
+	unsigned int n;
+};
+
+const char *control_timing_name(enum control_timing t);
+
 enum bench_scenario {
 	SC_STEERING_COST,
 	SC_REMOTE_ACTIONS,
@@ -60,10 +85,7 @@ struct bench_result {
 	const char *dev;		/* --dev IFACE, or NULL */
 	struct bench_case *cases;
 	int ncases;
-	double set_ms[2 * BENCH_MAX_RUNS];
-	unsigned int nset;
-	double unload_ms[BENCH_MAX_RUNS];
-	unsigned int nunload;
+	struct control_timings control[CONTROL_TIMINGS];
 	struct kernel_log_alarms kmsg;
 	bool interrupted;
 };

@@ -135,46 +135,70 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 
 /* ---- control plane under load ---- */
 
-/* Waits a moment into the flood, then runs and times one command. */
-static int timed_cli(struct bench_ctx *x, char *const args[], double *slots, unsigned int *n)
+/* Runs and times one command, after a pause that lets a flood settle. */
+static int timed_cli(struct bench_ctx *x, char *const args[], enum control_timing t)
 {
+	struct control_timings *ct = &x->r->control[t];
 	double ms;
-	int err = bench_sleep(0.3);
+	int err = bench_sleep(0.1);
 
 	if (err)
 		return err;
 	if (testbed_cli(&x->bed, args, &ms))
 		return -EIO;
-	slots[(*n)++] = ms;
+	if (ct->n < sizeof(ct->ms) / sizeof(ct->ms[0]))
+		ct->ms[ct->n++] = ms;
 	return 0;
 }
 
-/* `set` and `unload` timed while the generator floods the steered
- * receiver: what an operator waits for on a busy machine.
+/* The floor, `set` (to one CPU and back) and `status`, idle and while the
+ * generator floods the steered receiver, and `unload` under the flood:
+ * what an operator waits for, on a quiet machine and on a busy one.
  */
-static int control_plane(struct bench_ctx *x)
+static int time_commands(struct bench_ctx *x, bool flood)
 {
-	struct bench_result *r = x->r;
-	char first[16], *set_one[] = { "set", x->bed.topo.rx_if, "--cpus", first, NULL };
-	char *set_all[] = { "set", x->bed.topo.rx_if, "--cpus", x->bed.cpus, NULL };
-	char *unload[] = { "unload", x->bed.topo.rx_if, NULL };
-	struct generator g;
+	char first[16], *rx = x->bed.topo.rx_if;
+	char *floor[] = { "status", "--help", NULL };
+	char *set_one[] = { "set", rx, "--cpus", first, NULL };
+	char *set_all[] = { "set", rx, "--cpus", x->bed.cpus, NULL };
+	char *status[] = { "status", rx, NULL };
+	enum control_timing base = flood ? CT_FLOOR_FLOOD : CT_FLOOR_IDLE;
 	int err;
 
 	snprintf(first, sizeof(first), "%ld", strtol(x->bed.cpus, NULL, 10));
+	err = timed_cli(x, floor, base);
+	err = err ?: timed_cli(x, set_one, base + CT_SET_IDLE - CT_FLOOR_IDLE);
+	err = err ?: timed_cli(x, set_all, base + CT_SET_IDLE - CT_FLOOR_IDLE);
+	err = err ?: timed_cli(x, status, base + CT_STATUS_IDLE - CT_FLOOR_IDLE);
+	return err;
+}
+
+static int control_plane(struct bench_ctx *x)
+{
+	char *unload[] = { "unload", x->bed.topo.rx_if, NULL };
+	struct control_timings *c = x->r->control;
+	struct generator g;
+	int err;
+
 	err = testbed_load(&x->bed, "drop", false, -1);
+	err = err ?: time_commands(x, false);
 	if (!err)
-		err = generator_start(&g, &x->bed, r->flows, x->gen_cpu, 3600);
+		err = generator_start(&g, &x->bed, x->r->flows, x->gen_cpu, 3600);
 	if (err)
 		return err;
-	err = timed_cli(x, set_one, r->set_ms, &r->nset);
-	err = err ?: timed_cli(x, set_all, r->set_ms, &r->nset);
-	err = err ?: timed_cli(x, unload, r->unload_ms, &r->nunload);
+	err = bench_sleep(0.3);
+	err = err ?: time_commands(x, true);
+	err = err ?: timed_cli(x, unload, CT_UNLOAD_FLOOD);
 	generator_stop(&g);
 	if (!err)
-		printf("  %-40s set --cpus %s %.1f ms, set --cpus %s %.1f ms, unload %.1f ms\n",
-		       "control plane under load", first, r->set_ms[r->nset - 2], x->bed.cpus,
-		       r->set_ms[r->nset - 1], r->unload_ms[r->nunload - 1]);
+		printf("  %-40s idle: set %.1f ms, status %.1f ms; flood: set %.1f ms, status %.1f ms, unload %.1f ms (floor %.1f / %.1f ms)\n",
+		       "control plane", c[CT_SET_IDLE].ms[c[CT_SET_IDLE].n - 1],
+		       c[CT_STATUS_IDLE].ms[c[CT_STATUS_IDLE].n - 1],
+		       c[CT_SET_FLOOD].ms[c[CT_SET_FLOOD].n - 1],
+		       c[CT_STATUS_FLOOD].ms[c[CT_STATUS_FLOOD].n - 1],
+		       c[CT_UNLOAD_FLOOD].ms[c[CT_UNLOAD_FLOOD].n - 1],
+		       c[CT_FLOOR_IDLE].ms[c[CT_FLOOR_IDLE].n - 1],
+		       c[CT_FLOOR_FLOOD].ms[c[CT_FLOOR_FLOOD].n - 1]);
 	return err;
 }
 

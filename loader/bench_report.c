@@ -141,17 +141,30 @@ static void worst_median(const double *v, unsigned int n, double *worst, double 
 	*med = n ? median(v, n) : NAN;
 }
 
+/* Median and worst of each command, and the median above the floor of
+ * the same conditions: the command's own work, process start left out.
+ */
 static void print_control(const struct bench_result *r, FILE *f)
 {
-	double worst, med;
+	const struct control_timings *c = r->control;
+	double worst, med, floor, fworst;
 	unsigned int i;
+	int t;
 
-	if (r->nset || r->nunload) {
-		worst_median(r->set_ms, r->nset, &worst, &med);
-		fprintf(f, "\ncontrol plane under a full-rate flood: set median %.1f ms, worst %.1f ms (%u)",
-			med, worst, r->nset);
-		worst_median(r->unload_ms, r->nunload, &worst, &med);
-		fprintf(f, "; unload median %.1f ms, worst %.1f ms (%u)\n", med, worst, r->nunload);
+	if (c[CT_SET_IDLE].n) {
+		fprintf(f, "\ncontrol plane, ms (median / worst of n; + above the floor, a cpusteer that only starts):\n");
+		for (t = 0; t < CONTROL_TIMINGS; t++) {
+			bool flood = t >= CT_FLOOR_FLOOD;
+
+			worst_median(c[t].ms, c[t].n, &worst, &med);
+			worst_median(c[flood ? CT_FLOOR_FLOOD : CT_FLOOR_IDLE].ms,
+				     c[flood ? CT_FLOOR_FLOOD : CT_FLOOR_IDLE].n, &fworst, &floor);
+			fprintf(f, "  %-14s %6.1f / %6.1f  (n=%u)", control_timing_name(t), med, worst,
+				c[t].n);
+			if (t != CT_FLOOR_IDLE && t != CT_FLOOR_FLOOD)
+				fprintf(f, "  +%.1f", med - floor);
+			fputc('\n', f);
+		}
 	}
 	if (r->dev)
 		return;
@@ -320,6 +333,7 @@ int bench_write_json(const struct bench_result *r, const char *path)
 {
 	struct json j;
 	FILE *f = fopen(path, "w");
+	int t;
 
 	if (!f) {
 		log_err("cannot write %s: %s", path, strerror(errno));
@@ -341,8 +355,8 @@ int bench_write_json(const struct bench_result *r, const char *path)
 				"ratios are medians of run-by-run ratios to the baseline");
 	json_scenarios(&j, r);
 	json_object_open(&j, "control_plane_ms");
-	json_timings(&j, "set", r->set_ms, r->nset);
-	json_timings(&j, "unload", r->unload_ms, r->nunload);
+	for (t = 0; t < CONTROL_TIMINGS; t++)
+		json_timings(&j, control_timing_name(t), r->control[t].ms, r->control[t].n);
 	json_object_close(&j);
 	json_kernel_log(&j, r);
 	json_object_close(&j);
