@@ -183,7 +183,7 @@ struct cpusteer_instance_state {
 	__u32 xdp_mode;		/* 1 native, 2 skb (libxdp's enum) */
 	__u32 prog_id;		/* the steering program, attached once loaded */
 	__u32 notouch;		/* the no-touch floor program instead */
-	__u32 cpumap_gro;	/* the kernel's cpumap does GRO itself */
+	__u32 kernel_features;	/* the loader's KF_* bits, probed at load */
 	__u32 qsize;
 	__u32 remote;		/* the loader's enum remote_action */
 	__u32 redirect_ifindex;

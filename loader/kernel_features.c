@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
+#include "trace.h"
 
 bool kernel_has_btf(void)
 {
@@ -83,4 +84,19 @@ bool kernel_cpumap_does_gro(void)
 		found = name && !strcmp(name, "gro");
 	}
 	return found;
+}
+
+__u32 kernel_features_probe(void)
+{
+	__u32 bits = 0;
+	int tp;
+
+	if (kernel_has_btf())
+		bits |= KF_BTF;
+	if (kernel_cpumap_does_gro())
+		bits |= KF_CPUMAP_GRO;
+	for (tp = 0; tp < TP_COUNT; tp++)
+		if (kernel_has_tracepoint(tracepoint_name(tp)))
+			bits |= KF_TRACEPOINT(tp);
+	return bits;
 }

@@ -6,8 +6,18 @@
 #define CPUSTEER_KERNEL_FEATURES_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 struct btf;
+
+/* What kernel_features_probe() found, as bits (the running kernel cannot
+ * change under an instance, so load records them for status).
+ */
+#define KF_BTF (1u << 0)
+#define KF_CPUMAP_GRO (1u << 1)
+#define KF_TRACEPOINT(tp) (1u << (2 + (tp)))	/* enum tracepoint_id */
+
+__u32 kernel_features_probe(void);
 
 bool kernel_has_btf(void);
 /* Whether this kernel's cpumap does GRO itself (upstream since 6.15):

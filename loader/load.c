@@ -36,7 +36,7 @@ static void print_loaded(const struct load_opts *lo, const struct instance_dir *
 		printf("note: %s is a veth: its peer must send with tx checksumming off (ethtool -K PEER tx off),\n"
 		       "      or steered TCP/UDP arrives as checksum errors and is dropped by the stack\n",
 		       d->shown);
-	if (!st->cpumap_gro)
+	if (!(st->kernel_features & KF_CPUMAP_GRO))
 		printf("note: this kernel's cpumap does not do GRO itself; steered TCP is not coalesced\n");
 }
 
@@ -73,7 +73,7 @@ static int record(struct load_opts *lo, const struct instance_dir *d, int ifinde
 	st->xdp_mode = lo->xdp_mode;
 	st->notouch = lo->notouch;
 	st->prog_id = prog_id_of_fd(in->steer_prog);
-	st->cpumap_gro = kernel_cpumap_does_gro();
+	st->kernel_features = kernel_features_probe();
 	state_set_config(st, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
 	if (lo->dev.mask)
 		device_save(lo->ifname, lo->dev.mask, saved);
@@ -96,6 +96,8 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 		err = record(lo, d, ifindex, &in, &st, &saved);
 	if (!err)
 		err = instance_pin(&in, d->fd);
+	if (!err)
+		err = bpffs_check_libxdp_dir();
 	if (!err)
 		err = instance_attach(&in, d->shown, ifindex, lo->xdp_mode);
 	if (err)

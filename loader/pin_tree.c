@@ -127,7 +127,7 @@ static int open_checked(int parent, const char *name, const char *shown, bool cr
 		return -EIO;
 	}
 	if (sfs.f_type != BPF_FS_MAGIC || sb.st_uid != 0 || (sb.st_mode & 022)) {
-		log_err("refusing %s: %s; remove it (cpusteer keeps root-only state there)", shown,
+		log_err("refusing %s: %s; remove it (only root may own it)", shown,
 			sfs.f_type != BPF_FS_MAGIC ? "not on bpffs"
 			: sb.st_uid != 0	     ? "not owned by root"
 						     : "writable by users other than root");
@@ -158,6 +158,20 @@ static int open_root(bool create)
 	fd = open_checked(bpffs, ROOT_NAME, CPUSTEER_PIN_ROOT, create);
 	close(bpffs);
 	return fd;
+}
+
+int bpffs_check_libxdp_dir(void)
+{
+	int bpffs = open(BPFFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (bpffs < 0)
+		return -errno;
+	fd = open_checked(bpffs, "xdp", BPFFS_DIR "/xdp", true);
+	close(bpffs);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int open_ns(int root, __u64 cookie, bool create)
@@ -383,7 +397,7 @@ int pin_tree_walk(int (*fn)(__u64 netns_cookie, const char *ifname, void *arg), 
 
 	if (root < 0)
 		return root == -ENOENT ? 0 : root;
-	err = for_each_entry(root, walk_ns, &w);
+	err = fn ? for_each_entry(root, walk_ns, &w) : 0;
 	close(root);
 	return err;
 }

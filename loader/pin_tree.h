@@ -34,6 +34,13 @@ int bpffs_check(void);
 /* Mounts bpffs at /sys/fs/bpf when absent. */
 int bpffs_ensure(void);
 
+/* libxdp keeps its state and its lock in /sys/fs/bpf/xdp, created if
+ * absent and then trusted: make it root's before libxdp does, or refuse
+ * one a user planted (a link, or a folder whose lock the user holds would
+ * stall every attach).
+ */
+int bpffs_check_libxdp_dir(void);
+
 struct instance_dir {
 	char ifname[IF_NAMESIZE];
 	char shown[IFNAME_SHOWN_LEN];	/* the name, escaped for messages */
@@ -79,7 +86,9 @@ bool instance_dir_is_empty(const struct instance_dir *d);
 int instance_dir_remove(struct instance_dir *d);
 
 /* Calls fn for every instance folder under the root, in any namespace;
- * stops at and returns fn's first non-zero result.
+ * stops at and returns fn's first non-zero result. A root that is there
+ * but refused (see above) is a negative errno, after one line; with fn
+ * NULL only that is checked.
  */
 int pin_tree_walk(int (*fn)(__u64 netns_cookie, const char *ifname, void *arg), void *arg);
 

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "names.h"
 #include "netns.h"
+#include "trace.h"
 #include "state.h"
 
 static const char status_usage[] =
@@ -30,10 +31,6 @@ static const char status_usage[] =
 	"settings and what unload restores, and the kernel features found.\n"
 	"Instances of other network namespaces are listed with the command that\n"
 	"reaches them.\n";
-
-static const char *const tracepoints[] = {
-	"xdp_cpumap_enqueue", "xdp_cpumap_kthread", "xdp_exception", "xdp_redirect_err",
-};
 
 struct status_view {
 	const struct instance_dir *dir;
@@ -259,29 +256,32 @@ static void print_json(struct json *j, const struct status_view *v)
 	json_object_close(j);
 }
 
-static void print_features(bool as_json, struct json *j)
+/* `bits`: as recorded by the instances' load, or probed now when none
+ * is loaded (parsing the kernel's BTF costs tens of milliseconds).
+ */
+static void print_features(bool as_json, struct json *j, __u32 bits)
 {
-	bool gro = kernel_cpumap_does_gro();
-	size_t i;
+	bool gro = bits & KF_CPUMAP_GRO;
+	int tp;
 
 	if (as_json) {
 		json_object_open(j, "kernel");
-		json_bool(j, "btf", kernel_has_btf());
+		json_bool(j, "btf", bits & KF_BTF);
 		json_bool(j, "cpumap_gro", gro);
 		json_object_open(j, "tracepoints");
-		for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
-			json_bool(j, tracepoints[i], kernel_has_tracepoint(tracepoints[i]));
+		for (tp = 0; tp < TP_COUNT; tp++)
+			json_bool(j, tracepoint_name(tp), bits & KF_TRACEPOINT(tp));
 		json_object_close(j);
 		json_object_close(j);
 		return;
 	}
-	printf("kernel\n  %-18s %s\n", "BTF", kernel_has_btf() ? "yes" : "no (no tracepoint stats)");
+	printf("kernel\n  %-18s %s\n", "BTF", bits & KF_BTF ? "yes" : "no (no tracepoint stats)");
 	printf("  %-18s %s\n", "cpumap GRO",
 	       gro ? "yes: the cpumap coalesces steered TCP itself"
 		   : "no: this kernel's cpumap does not do GRO; steered TCP is not coalesced");
 	printf("  %-18s", "tracepoints");
-	for (i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
-		printf(" %s%s", tracepoints[i], kernel_has_tracepoint(tracepoints[i]) ? "" : "(missing)");
+	for (tp = 0; tp < TP_COUNT; tp++)
+		printf(" %s%s", tracepoint_name(tp), bits & KF_TRACEPOINT(tp) ? "" : "(missing)");
 	putchar('\n');
 }
 
@@ -292,6 +292,8 @@ struct listing {
 	__u64 here;		/* this namespace's cookie */
 	__u64 here_ino;
 	int shown, elsewhere, errors;
+	__u32 features;		/* as a loaded instance recorded them */
+	bool have_features;
 };
 
 /* One instance of this namespace, shown in full. */
@@ -314,6 +316,10 @@ static void show_here(struct listing *l, const char *ifname)
 		l->errors++;
 	} else {
 		l->shown++;
+		if (v.complete) {
+			l->features = v.st.kernel_features;
+			l->have_features = true;
+		}
 		if (l->as_json)
 			print_json(l->j, &v);
 		else
@@ -399,9 +405,16 @@ static int status(const char *ifname, bool as_json)
 {
 	struct listing l = { .as_json = as_json, .only = ifname };
 	struct json j;
+	int err;
 
 	if (netns_self(&l.here, &l.here_ino))
 		return -EIO;
+	/* A pin tree cpusteer will not use (not root's, a link) is refused
+	 * once, in one line, before anything is printed.
+	 */
+	err = pin_tree_walk(NULL, NULL);
+	if (err)
+		return err;
 	l.j = &j;
 	json_init(&j, stdout);
 	if (as_json) {
@@ -420,7 +433,7 @@ static int status(const char *ifname, bool as_json)
 		report_missing(&l, ifname);
 	else if (!ifname && !l.shown && !l.elsewhere && !as_json)
 		printf("no cpusteer instance is loaded\n");
-	print_features(as_json, &j);
+	print_features(as_json, &j, l.have_features ? l.features : kernel_features_probe());
 	if (as_json)
 		json_object_close(&j);
 	return l.errors || (ifname && !l.shown) ? -ENOENT : 0;
