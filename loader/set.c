@@ -125,10 +125,15 @@ static void print_moved(const struct instance_dir *d, const struct change *live,
 		return;
 	}
 	moved = indirection_moved_fraction(live->table, live_n, next->table, next->cfg.nbuckets);
-	for (b = 0; b < next->cfg.nbuckets; b++)
-		changed += b >= live_n || live->table[b] != next->table[b];
+	if (live_n != next->cfg.nbuckets) {
+		printf("cpusteer: updated %s: %.1f%% of flows move to another CPU (%u buckets, from %u)\n",
+		       d->shown, 100 * moved, next->cfg.nbuckets, live_n);
+		return;
+	}
+	for (b = 0; b < live_n; b++)
+		changed += live->table[b] != next->table[b];
 	printf("cpusteer: updated %s: %.1f%% of flows move to another CPU (%u of %u buckets changed owner)\n",
-	       d->shown, 100 * moved, changed, next->cfg.nbuckets);
+	       d->shown, 100 * moved, changed, live_n);
 }
 
 static void warn_offline(const struct instance_dir *d, const struct cpuset *cpus)
