@@ -180,6 +180,8 @@ struct cpusteer_instance_state {
 	__u64 netns_cookie;	/* the network namespace the ifindex belongs to */
 	__u64 netns_ino;	/* the same namespace's inode, to find its name */
 	char ifname[16];	/* IFNAMSIZ */
+	__u8 hwaddr[6];		/* the device's address at load: with the */
+	__u8 pad[2];		/* name and index, tells it from a replacement */
 	__u32 xdp_mode;		/* 1 native, 2 skb (libxdp's enum) */
 	__u32 prog_id;		/* the steering program, attached once loaded */
 	__u32 notouch;		/* the no-touch floor program instead */

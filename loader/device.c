@@ -301,6 +301,15 @@ int device_read(const char *ifname, struct device_settings *cur)
 	return 0;
 }
 
+void device_settings_merge(struct device_settings *dst, const struct device_settings *src)
+{
+	int i;
+
+	for (i = 0; i < NKNOBS; i++)
+		if (src->mask & knobs[i].bit)
+			field_put(dst, knobs[i].bit, field_get(src, knobs[i].bit));
+}
+
 int device_save(const char *ifname, __u32 mask, struct device_settings *saved)
 {
 	struct dev_ctx c;
@@ -515,4 +524,15 @@ void device_settings_format(const struct device_settings *d, char *buf, size_t l
 #undef PUT
 	if (!off)
 		snprintf(buf, len, "none");
+}
+
+int device_hwaddr(const char *ifname, __u8 mac[6])
+{
+	struct ethtool_dev eth;
+	int err;
+
+	ethtool_dev_init(&eth, ifname);
+	err = ethtool_hwaddr(&eth, mac);
+	ethtool_dev_close(&eth);
+	return err;
 }

@@ -55,6 +55,9 @@ struct device_settings {
  */
 int device_read(const char *ifname, struct device_settings *cur);
 
+/* Copies into *dst every setting that src->mask holds. */
+void device_settings_merge(struct device_settings *dst, const struct device_settings *src);
+
 /* Records the current value of each setting in `mask` that *saved does
  * not hold yet, so that the record of what to restore can be written
  * before anything changes. A setting that cannot be read now is left out
@@ -93,6 +96,9 @@ int device_set_tx_csum(const char *ifname, bool on);
  * "none".
  */
 void device_settings_format(const struct device_settings *d, char *buf, size_t len);
+
+/* The device's hardware address, silently. */
+int device_hwaddr(const char *ifname, __u8 mac[6]);
 
 /* Whether the ethtool driver name is "veth"; false on any error, silently. */
 bool device_is_veth(const char *ifname);

@@ -73,6 +73,7 @@ static int record(struct load_opts *lo, const struct instance_dir *d, int ifinde
 	st->xdp_mode = lo->xdp_mode;
 	st->notouch = lo->notouch;
 	st->prog_id = prog_id_of_fd(in->steer_prog);
+	device_hwaddr(lo->ifname, st->hwaddr);
 	st->kernel_features = kernel_features_probe();
 	state_set_config(st, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
 	if (lo->dev.mask)

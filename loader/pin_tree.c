@@ -320,10 +320,32 @@ static void remove_if_empty(int parent, const char *name)
 	unlinkat(parent, name, AT_REMOVEDIR);
 }
 
-int instance_dir_remove(struct instance_dir *d)
+/* The namespace folder and the root, each if nothing is left in it. */
+static void prune(__u64 cookie)
 {
 	char ns_name[32];
-	int ns = -1, fd, root, err;
+	int root = open_root(false);
+
+	if (root < 0)
+		return;
+	snprintf(ns_name, sizeof(ns_name), NS_PREFIX "%llu", (unsigned long long)cookie);
+	remove_if_empty(root, ns_name);
+	close(root);
+	root = open(BPFFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root >= 0) {
+		remove_if_empty(root, ROOT_NAME);
+		close(root);
+	}
+}
+
+void instance_dir_prune(const struct instance_dir *d)
+{
+	prune(d->netns_cookie);
+}
+
+int instance_dir_remove(struct instance_dir *d)
+{
+	int ns = -1, fd, err;
 
 	err = for_each_entry(d->fd, unlink_pin, NULL);
 	if (err)
@@ -337,18 +359,7 @@ int instance_dir_remove(struct instance_dir *d)
 		close(fd);
 		close(ns);
 	}
-	root = open_root(false);
-	if (root >= 0) {
-		snprintf(ns_name, sizeof(ns_name), NS_PREFIX "%llu",
-			 (unsigned long long)d->netns_cookie);
-		remove_if_empty(root, ns_name);
-		close(root);
-		root = open(BPFFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (root >= 0) {
-			remove_if_empty(root, ROOT_NAME);
-			close(root);
-		}
-	}
+	prune(d->netns_cookie);
 	return err;
 }
 

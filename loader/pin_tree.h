@@ -85,6 +85,11 @@ bool instance_dir_is_empty(const struct instance_dir *d);
  */
 int instance_dir_remove(struct instance_dir *d);
 
+/* Removes the namespace folder of `d` and the root if they are empty (as
+ * a load killed before it made the instance's folder leaves them).
+ */
+void instance_dir_prune(const struct instance_dir *d);
+
 /* Calls fn for every instance folder under the root, in any namespace;
  * stops at and returns fn's first non-zero result. A root that is there
  * but refused (see above) is a negative errno, after one line; with fn

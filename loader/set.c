@@ -148,36 +148,30 @@ static void warn_offline(const struct instance_dir *d, const struct cpuset *cpus
 		list, d->shown, d->shown);
 }
 
-/* Records in st the new configuration and, before the device changes,
- * the values it has now.
+/* Records in st, before anything changes, the configuration this set
+ * moves to, the device settings it applies (merged into those cpusteer
+ * applied before) and the device's values before any of them changes.
+ * Returns in *want the device settings to apply: those given, and, when
+ * this set finishes one that was interrupted, every recorded one, which
+ * includes what the interrupted set was asked for.
  */
 static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st,
-			const struct change *next, struct device_settings *saved)
+			const struct change *next, struct device_settings *saved,
+			struct device_settings *want)
 {
+	struct device_settings applied;
+	bool finishing = st->phase == CPUSTEER_PHASE_SETTING;
+
 	state_get_saved(st, saved);
-	if (lo->dev.mask)
-		device_save(lo->ifname, lo->dev.mask, saved);
+	state_get_applied(st, &applied);
+	device_settings_merge(&applied, &lo->dev);
+	*want = finishing ? applied : lo->dev;
+	if (want->mask)
+		device_save(lo->ifname, want->mask, saved);
 	state_set_config(st, &next->cpus, &next->cfg, &next->cm);
 	state_set_saved(st, saved);
-	state_enter(st, CPUSTEER_PHASE_SETTING);
-}
-
-static void record_applied(const struct load_opts *lo, struct cpusteer_instance_state *st,
-			   const struct device_settings *saved, const struct device_settings *before)
-{
-	struct device_settings applied = *before;
-
-	applied.mask |= lo->dev.mask;
-	if (lo->dev.mask & DEV_GRO)
-		applied.gro = lo->dev.gro;
-	if (lo->dev.mask & DEV_THREADED_NAPI)
-		applied.threaded = lo->dev.threaded;
-	if (lo->dev.mask & DEV_DEFER_HARD_IRQS)
-		applied.defer_hard_irqs = lo->dev.defer_hard_irqs;
-	if (lo->dev.mask & DEV_GRO_FLUSH_TIMEOUT)
-		applied.gro_flush_timeout = lo->dev.gro_flush_timeout;
-	state_set_saved(st, saved);
 	state_set_applied(st, &applied);
+	state_enter(st, CPUSTEER_PHASE_SETTING);
 }
 
 static int check_phase(const struct instance_dir *d, const struct cpusteer_instance_state *st)
@@ -186,8 +180,7 @@ static int check_phase(const struct instance_dir *d, const struct cpusteer_insta
 
 	if (st->phase == CPUSTEER_PHASE_LOADING || st->phase == CPUSTEER_PHASE_UNLOADING) {
 		log_err("cpusteer on %s was left unfinished by an interrupted %s (pid %u); run cpusteer unload %s",
-			d->shown, st->phase == CPUSTEER_PHASE_LOADING ? "load" : "unload",
-			st->phase_pid, d->shown);
+			d->shown, state_phase_command(st->phase), st->phase_pid, d->shown);
 		return -EBUSY;
 	}
 	if (!ifindex || (__u32)ifindex != st->ifindex) {
@@ -217,7 +210,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 {
 	struct cpusteer_instance_state st, before;
 	struct change recorded = { 0 }, live = { 0 }, next = { 0 };
-	struct device_settings saved, applied;
+	struct device_settings saved, want;
 	struct instance_target to;
 	int err;
 
@@ -242,21 +235,20 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		goto out;
 
 	before = st;
-	state_get_applied(&st, &applied);
-	record_next(lo, &st, &next, &saved);
+	record_next(lo, &st, &next, &saved, &want);
 	err = instance_write_state(in, &st);
 	if (err)
 		goto out;
 	to = target_of(&next);
 	err = instance_converge(in, &to);
 	/* Undoes its own changes when it fails. */
-	if (!err && lo->dev.mask)
-		err = device_apply(lo->ifname, &lo->dev, &saved);
+	if (!err && want.mask)
+		err = device_apply(lo->ifname, &want, &saved);
 	if (err) {
 		roll_back(in, &live, &before, &st);
 		goto out;
 	}
-	record_applied(lo, &st, &saved, &applied);
+	state_set_saved(&st, &saved);
 	state_enter(&st, CPUSTEER_PHASE_READY);
 	err = instance_write_state(in, &st);
 	if (!err) {

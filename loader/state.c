@@ -56,6 +56,18 @@ const char *state_phase_name(__u32 phase)
 	}
 }
 
+const char *state_phase_command(__u32 phase)
+{
+	switch (phase) {
+	case CPUSTEER_PHASE_SETTING:
+		return "set";
+	case CPUSTEER_PHASE_UNLOADING:
+		return "unload";
+	default:
+		return "load";
+	}
+}
+
 void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *cpus,
 		      const struct cpusteer_config *cfg, const struct cpumap_opts *cm)
 {

@@ -15,6 +15,8 @@ void state_init(struct cpusteer_instance_state *st, const struct instance_dir *d
 /* Records the phase this process is entering. */
 void state_enter(struct cpusteer_instance_state *st, enum cpusteer_phase phase);
 const char *state_phase_name(__u32 phase);
+/* The command that works in a phase: "load", "set", "unload". */
+const char *state_phase_command(__u32 phase);
 
 /* The configuration the instance is in or moving to. */
 void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *cpus,

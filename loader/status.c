@@ -53,8 +53,8 @@ static void explain(struct status_view *v)
 
 	if (!v->complete)
 		snprintf(v->problem, sizeof(v->problem),
-			 "incomplete: an interrupted load left part of its pins; cpusteer unload %s removes them",
-			 n);
+			 "incomplete: an interrupted %s left part of its pins; cpusteer unload %s removes them",
+			 state_phase_command(v->st.phase), n);
 	else if (v->interrupted && v->st.phase == CPUSTEER_PHASE_SETTING)
 		snprintf(v->problem, sizeof(v->problem),
 			 "a set (pid %u) was interrupted: the maps may be between two configurations; cpusteer set %s finishes it",
@@ -62,7 +62,7 @@ static void explain(struct status_view *v)
 	else if (v->interrupted)
 		snprintf(v->problem, sizeof(v->problem),
 			 "an interrupted %s (pid %u) left it unfinished; cpusteer unload %s removes it",
-			 state_phase_name(v->st.phase), v->st.phase_pid, n);
+			 state_phase_command(v->st.phase), v->st.phase_pid, n);
 	else if (v->gone)
 		snprintf(v->problem, sizeof(v->problem),
 			 "the interface is gone (deleted, renamed or moved); cpusteer unload %s cleans up",

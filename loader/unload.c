@@ -105,10 +105,26 @@ static int search_namespace(const char *path, int nsfd, void *arg)
 	return netns_run_in(nsfd, undo_here_if_attached, m) > 0;
 }
 
+/* The device at the recorded index is the one cpusteer was loaded on:
+ * same name and same hardware address, not a device created since under
+ * the same name and index.
+ */
+static bool same_device(const struct cpusteer_instance_state *st)
+{
+	char name[IF_NAMESIZE];
+	__u8 mac[6];
+
+	return if_indextoname(st->ifindex, name) && !strncmp(name, st->ifname, sizeof(st->ifname)) &&
+	       !device_hwaddr(name, mac) && !memcmp(mac, st->hwaddr, sizeof(mac));
+}
+
 /* Detaches the recorded program and restores the recorded settings where
  * that program is attached: on the recorded interface, or wherever it
- * moved. `here`: the instance belongs to this namespace (else to one that
- * is gone, whose physical devices the kernel moved to the initial one).
+ * moved. A program already detached (by an unload killed before it
+ * restored the settings, or by hand) leaves the settings to restore on
+ * the recorded device if it is still there. `here`: the instance belongs
+ * to this namespace (else to one that is gone, whose physical devices the
+ * kernel moved to the initial one).
  */
 static int undo_device(const struct instance_dir *d, const struct cpusteer_instance_state *st,
 		       bool here, struct outcome *o)
@@ -123,6 +139,13 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 		snprintf(o->how, sizeof(o->how), "detached");
 		return undo_attached(d, st->ifindex, &a, &saved, o);
 	}
+	if (here && same_device(st)) {
+		snprintf(o->how, sizeof(o->how), "its program was already detached%s",
+			 saved.mask ? "; device settings restored" : "");
+		if (saved.mask)
+			o->restored = !device_restore(st->ifname, &saved);
+		return 0;
+	}
 	if (netns_for_each(search_namespace, &m, !here))
 		return m.err;
 	if (!here) {
@@ -130,7 +153,7 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 			 "its network namespace no longer exists, nor its program's attachment");
 	} else if (if_indextoname(st->ifindex, name)) {
 		snprintf(o->how, sizeof(o->how),
-			 "its program was not attached (detached by hand, or the interface replaced); device settings left as they are");
+			 "the interface was replaced by another device; its settings left as they are");
 		note_saved(d, &saved);
 	} else {
 		snprintf(o->how, sizeof(o->how), "the interface is gone");
@@ -204,6 +227,7 @@ static int unload(const char *ifname)
 			err = instance_dir_open(&d, DIR_LOCK_EX);
 			here = false;
 		} else {
+			instance_dir_prune(&d);
 			err = detach_orphan(&d, &o);
 			if (err == -ENOENT)
 				elsewhere_report(&d, &e, "unload");
