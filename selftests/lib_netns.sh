@@ -17,7 +17,7 @@
 # its NAPI; each frame is steered through the cpumap and reaches B's stack
 # on the CPU that owns its flow. vethA sends with tx checksumming off: a
 # frame that crossed a cpumap has lost its "checksum offloaded" state, and
-# B's stack would drop it as a checksum error (shared/KERNEL-NOTES.md).
+# B's stack would drop it as a checksum error.
 #
 # cpusteer runs in B through `nsenter --net` only, so that its pins land on
 # the host's bpffs (`ip netns exec` remounts /sys and hides it). Reads of
