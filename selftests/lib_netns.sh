@@ -156,6 +156,20 @@ xdp_prog_id() {	# [IFACE]
 		sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p'
 }
 
+# vethB as B sees it, one "what value" line each: GRO, the distinct settings of its NAPI
+# instances (ids left out: a veth makes new ones when GRO or XDP comes and
+# goes) and the sysfs NAPI files. Few processes: this runs a lot.
+device_state_b() {
+	# shellcheck disable=SC2016
+	ip netns exec "$NSB" sh -c '{ ethtool -k "$0"; "$1" "$0"; } | awk '\''
+		$1 == "generic-receive-offload:" { print "gro", $2 }
+		$1 == "napi" { $2 = ""; if (!seen[$0]++) print }'\''
+		for f in gro_flush_timeout napi_defer_hard_irqs threaded; do
+			read -r v <"/sys/class/net/$0/$f" || v=unreadable
+			echo "sysfs_$f $v"
+		done' "$VB" "$TOOLS/napi_show"
+}
+
 # --- topology ---------------------------------------------------------------
 
 netns_cleanup() {

@@ -16,22 +16,6 @@
 #include "indirection.h"
 #include "test_util.h"
 
-/* splitmix64, for reproducible pseudo-random hashes. */
-static __u64 rng_state;
-
-static void rng_seed(__u64 seed)
-{
-	rng_state = seed;
-}
-
-static __u32 rng(void)
-{
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (__u32)((z ^ (z >> 31)) >> 16);
-}
 
 /* ---- minimal movement of the indirection table ---- */
 

@@ -61,21 +61,7 @@ NSDIR=${PINS%/*}		# the folder of B's namespace
 
 # --- helpers ----------------------------------------------------------------
 
-# The device as B sees it: GRO, the distinct settings of its NAPI
-# instances (ids left out: a veth makes new ones when GRO or XDP comes and
-# goes) and the sysfs NAPI files. Few processes: this runs a lot.
-device_state() {
-	# shellcheck disable=SC2016
-	ip netns exec "$NSB" sh -c '{ ethtool -k "$0"; "$1" "$0"; } | awk '\''
-		$1 == "generic-receive-offload:" { print "gro", $2 }
-		$1 == "napi" { $2 = ""; if (!seen[$0]++) print }'\''
-		for f in gro_flush_timeout napi_defer_hard_irqs threaded; do
-			read -r v <"/sys/class/net/$0/$f" || v=unreadable
-			echo "sysfs_$f $v"
-		done' "$VB" "$TOOLS/napi_show"
-}
-
-BEFORE=$(device_state)
+BEFORE=$(device_state_b)
 # cpusteer in B (nsenter) writes NAPI settings over netlink, which has no
 # per-NAPI threaded setting before Linux 6.17.
 THREADED=(--threaded-napi on)
@@ -127,7 +113,7 @@ snapshot() {
 	json=$(cs status "$VB" --json 2>/dev/null)
 	jq -r '.instances[0] // empty | "phase \(.phase) problem \(.problem)",
 		"cpus \([.cpus[] | "\(.cpu):\(.buckets)"] | join(",")) buckets \(.buckets)"' <<<"$json"
-	device_state
+	device_state_b
 }
 
 # A snapshot compared with what it should be; the difference on failure.
@@ -141,7 +127,7 @@ same_state() {	# WHAT EXPECTED ACTUAL
 device_restored() {	# WHAT
 	local now
 
-	now=$(device_state)
+	now=$(device_state_b)
 	[ "$now" = "$BEFORE" ] && return
 	same_state "$1" "$BEFORE" "$now"
 	in_b ethtool -K "$VB" gro "$(awk '$1 == "gro" { print $2 }' <<<"$BEFORE")"

@@ -46,21 +46,7 @@ NSDIR=${PINS%/*}		# the folder of B's namespace
 
 # --- helpers ----------------------------------------------------------------
 
-# The device as B sees it: GRO, the distinct settings of its NAPI
-# instances (ids left out: a veth makes new ones when GRO or XDP comes and
-# goes) and the sysfs NAPI files. Few processes: this runs a lot.
-device_state() {
-	# shellcheck disable=SC2016
-	ip netns exec "$NSB" sh -c '{ ethtool -k "$0"; "$1" "$0"; } | awk '\''
-		$1 == "generic-receive-offload:" { print "gro", $2 }
-		$1 == "napi" { $2 = ""; if (!seen[$0]++) print }'\''
-		for f in gro_flush_timeout napi_defer_hard_irqs threaded; do
-			read -r v <"/sys/class/net/$0/$f" || v=unreadable
-			echo "sysfs_$f $v"
-		done' "$VB" "$TOOLS/napi_show"
-}
-
-BEFORE=$(device_state)
+BEFORE=$(device_state_b)
 # Kernels before 6.17 have no per-NAPI threaded setting in netlink, and
 # cpusteer in B (nsenter) writes NAPI settings over netlink.
 THREADED_ON=(--threaded-napi on)
@@ -173,7 +159,7 @@ check_unloaded() {	# ROUND
 	t_eq "round $r: XDP program on $VB after unload" "" "$(xdp_prog_id)"
 	[ -e "$PINS" ] && t_fail "round $r: $PINS left after unload: $(ls -A "$PINS" | tr '\n' ' ')"
 	[ -e "$NSDIR" ] && t_fail "round $r: $NSDIR left after unload"
-	after=$(device_state)
+	after=$(device_state_b)
 	[ "$BEFORE" = "$after" ] && return
 	t_fail "round $r: device state before the first load and after unload differ:" \
 		"$(diff <(echo "$BEFORE") <(echo "$after") | grep '^[<>]' | tr '\n' ';')"

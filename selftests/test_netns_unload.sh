@@ -47,23 +47,13 @@ cs_own_sysfs() {
 		exec "$@"' "$NETNS_TMP/bpffs" "$CPUSTEER" "$@"
 }
 
-# The device as B sees it, one "what value" line each: GRO, the sysfs NAPI
-# files, and the distinct settings of its NAPI instances.
-device_state() {
-	echo "gro $(in_b ethtool -k "$VB" | awk '$1 == "generic-receive-offload:" { print $2 }')"
-	echo "sysfs_gro_flush_timeout $(b_sysfs gro_flush_timeout)"
-	echo "sysfs_napi_defer_hard_irqs $(b_sysfs napi_defer_hard_irqs)"
-	echo "sysfs_threaded $(b_sysfs threaded)"
-	in_b "$TOOLS/napi_show" "$VB" | awk '{ $1 = "napi"; $2 = ""; print }' | sort -u
-}
-
 # Loads through RUNNER with changed device settings, checks they took
 # effect, unloads, and compares with the state from before.
 load_unload() {	# RUNNER
 	local runner=$1 before during after out threaded=(--threaded-napi on) want_thr=1
 
 	in_b ethtool -K "$VB" gro on || t_fail "cannot turn GRO on before the test"
-	before=$(device_state)
+	before=$(device_state_b)
 	# Kernels before 6.17 have no per-NAPI threaded setting in netlink.
 	if [ "$runner" = cs ] && grep -q 'threaded -1' <<<"$before"; then
 		threaded=()
@@ -74,7 +64,7 @@ load_unload() {	# RUNNER
 		t_fail "cpusteer load failed: $out"
 		return
 	fi
-	during=$(device_state)
+	during=$(device_state_b)
 	[ -n "$(xdp_prog_id)" ] || t_fail "no XDP program on $VB after load"
 	t_eq "GRO while loaded" "gro off" "$(grep '^gro' <<<"$during")"
 	# The settings must show where this way writes them, or the restore
@@ -92,7 +82,7 @@ load_unload() {	# RUNNER
 			"$(grep '^sysfs_threaded' <<<"$during")"
 	fi
 	out=$($runner unload "$VB" 2>&1) || t_fail "cpusteer unload failed: $out"
-	after=$(device_state)
+	after=$(device_state_b)
 	t_eq "XDP program on $VB after unload" "" "$(xdp_prog_id)"
 	ip -n "$NSB" link show "$VB" | grep -q xdp && t_fail "ip link still shows xdp on $VB"
 	[ -e "$PINS" ] && t_fail "$PINS still exists after unload"

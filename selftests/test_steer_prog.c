@@ -235,23 +235,6 @@ static bool same_key(const struct cpusteer_flow_key *a, const struct cpusteer_fl
 
 /* ---- deterministic pseudo-random flows ---- */
 
-static __u64 rng_state;
-
-static void rng_seed(__u64 seed)
-{
-	rng_state = seed;
-}
-
-static __u32 rng(void)
-{
-	/* splitmix64 */
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return (__u32)((z ^ (z >> 31)) >> 16);
-}
-
 /* Flow i of a random population: random addresses and ports, UDP or TCP,
  * IPv4 or IPv6 by `family` (0: alternate).
  */

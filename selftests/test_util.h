@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <linux/types.h>
 
 static int tu_failures;		/* in the current test */
 static const char *tu_skip;	/* set by SKIP() */
@@ -64,5 +65,24 @@ static int tu_total_failed;
 			printf("ok - %s\n", #fn);                                  \
 		fflush(stdout);                                                    \
 	} while (0)
+
+/* splitmix64: reproducible pseudo-random numbers, the same on every run
+ * for the same seed, so a failing case can be run again.
+ */
+static __u64 rng_state;
+
+static inline void rng_seed(__u64 seed)
+{
+	rng_state = seed;
+}
+
+static inline __u32 rng(void)
+{
+	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (__u32)((z ^ (z >> 31)) >> 16);
+}
 
 #endif
