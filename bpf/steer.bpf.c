@@ -19,6 +19,10 @@
 
 /* Set by `cpusteer classify` only: record each decision for user space. */
 const volatile bool record_decisions = false;
+/* The machine's possible CPUs, set by the loader: the CPUs a redirect can
+ * name, and the redirect slots after the counters (cpusteer.h).
+ */
+const volatile __u32 nr_cpus = 1;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_CPUMAP);
@@ -46,20 +50,15 @@ struct {
 	__uint(max_entries, 1);
 } config_map SEC(".maps");
 
+/* Sized by size only, not by type: the loader lengthens the value by a
+ * redirect slot per possible CPU.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct cpusteer_counters);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, CPUSTEER_COUNTERS_VALUE_SIZE(1));
 	__uint(max_entries, 1);
 } counters SEC(".maps");
-
-/* Packets redirected, keyed by the target CPU's number. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, 1); /* the loader sizes it to the possible CPUs */
-} redirect_counts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -135,23 +134,22 @@ static __always_inline int fail_with(struct cpusteer_counters *cnt,
 
 /* A CPU with no cpumap entry makes bpf_redirect_map() return the flags'
  * fallback verdict; asking for XDP_ABORTED there tells that case apart, and
- * the packet then goes to the local stack, counted as an error. The
- * counter is found first: a CPU number beyond the machine's has none, and
- * a redirect must never go uncounted.
+ * the packet then goes to the local stack, counted as an error. A CPU
+ * number beyond the machine's has no redirect slot and is a bad bucket.
  */
 static __always_inline int redirect_to(struct cpusteer_counters *cnt,
 				       const struct cpusteer_flow_key *key,
 				       __u32 hash, __u32 bucket, __u32 cpu)
 {
-	__u64 *redirects = bpf_map_lookup_elem(&redirect_counts, &cpu);
+	__u64 *redirected = (__u64 *)(cnt + 1);
 
-	if (!redirects)
+	if (cpu >= nr_cpus)
 		return fail_with(cnt, key, hash, bucket, cpu,
 				 CPUSTEER_ERR_BAD_BUCKET);
 	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
 		return fail_with(cnt, key, hash, bucket, cpu,
 				 CPUSTEER_ERR_NO_CPUMAP_ENTRY);
-	(*redirects)++;
+	redirected[cpu]++;
 	record(key, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
 	return XDP_REDIRECT;
 }

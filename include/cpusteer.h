@@ -93,12 +93,14 @@ enum cpusteer_error {
 };
 
 /* Per-CPU counters of the steering program. Every packet adds one to
- * `rx_packets` and exactly one to either its target CPU's slot of the
- * `redirect_counts` map, a `passed` reason or an `errors` slot, so the
- * three always add up to `rx_packets`. The `seen_*` counters are notes on
- * packets already counted above. Redirects live in a map of their own,
- * keyed by the target CPU's number and sized to the machine's possible
- * CPUs, so that any CPU can be a target.
+ * `rx_packets` and exactly one to either a redirect slot, a `passed`
+ * reason or an `errors` slot, so the three always add up to `rx_packets`.
+ * The `seen_*` counters are notes on packets already counted above.
+ *
+ * The counters map's value is this struct followed by one __u64 per
+ * possible CPU: the packets redirected to that CPU. The loader sizes the
+ * value to the machine, so any CPU can be a target, and the hot path
+ * counts a redirect in the value it already holds.
  */
 struct cpusteer_counters {
 	__u64 rx_packets;
@@ -108,6 +110,9 @@ struct cpusteer_counters {
 	__u64 seen_vlan;
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
 };
+
+#define CPUSTEER_COUNTERS_VALUE_SIZE(ncpus) \
+	(sizeof(struct cpusteer_counters) + (ncpus) * sizeof(__u64))
 
 /* Per-CPU counters of the second-stage (cpumap) programs. */
 struct cpusteer_remote_counters {

@@ -162,7 +162,7 @@ static void print_control(const struct bench_result *r, FILE *f)
 			fprintf(f, "  %-14s %6.1f / %6.1f  (n=%u)", control_timing_name(t), med, worst,
 				c[t].n);
 			if (t != CT_FLOOR_IDLE && t != CT_FLOOR_FLOOD)
-				fprintf(f, "  +%.1f", med - floor);
+				fprintf(f, "  %+.1f", med - floor);
 			fputc('\n', f);
 		}
 	}

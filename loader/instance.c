@@ -64,9 +64,10 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 	}
 	in->skel = skel;
 	skel->rodata->record_decisions = record_decisions;
-	/* Both are indexed by CPU number: one slot per possible CPU. */
+	skel->rodata->nr_cpus = in->ncpus;
+	/* Indexed by CPU number: one slot per possible CPU. */
 	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
-	bpf_map__set_max_entries(skel->maps.redirect_counts, in->ncpus);
+	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
 	err = steer__load(skel);
 	if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
@@ -79,7 +80,6 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 		.bucket_table = bpf_map__fd(skel->maps.bucket_table),
 		.config_map = bpf_map__fd(skel->maps.config_map),
 		.counters = bpf_map__fd(skel->maps.counters),
-		.redirect_counts = bpf_map__fd(skel->maps.redirect_counts),
 		.remote_counters = bpf_map__fd(skel->maps.remote_counters),
 		.remote_devmap = bpf_map__fd(skel->maps.remote_devmap),
 		.instance_state = bpf_map__fd(skel->maps.instance_state),
@@ -297,11 +297,34 @@ int instance_clear_decision(struct steer_instance *in)
 	return 0;
 }
 
+/* The counters map's value for every possible CPU, each with its
+ * redirect slots after it (cpusteer.h); the caller frees it.
+ */
+static void *read_counter_values(struct steer_instance *in, size_t *stride)
+{
+	__u32 zero = 0;
+	void *all;
+
+	/* A per-CPU value comes back rounded up to 8 bytes a CPU. */
+	*stride = (CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus) + 7) & ~(size_t)7;
+	all = calloc(in->ncpus, *stride);
+	if (all && bpf_map_lookup_elem(in->maps.counters, &zero, all)) {
+		free(all);
+		return NULL;
+	}
+	return all;
+}
+
 int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_counters *per,
 				  struct cpusteer_remote_counters *remote)
 {
-	int err = lookup_zero(in->maps.counters, per);
+	size_t stride;
+	char *all = read_counter_values(in, &stride);
+	int cpu, err = all ? 0 : -EIO;
 
+	for (cpu = 0; all && cpu < in->ncpus; cpu++)
+		memcpy(&per[cpu], all + cpu * stride, sizeof(*per));
+	free(all);
 	if (!err && remote)
 		err = lookup_zero(in->maps.remote_counters, remote);
 	return err;
@@ -309,48 +332,39 @@ int instance_read_counters_percpu(struct steer_instance *in, struct cpusteer_cou
 
 int instance_read_redirects(struct steer_instance *in, __u64 *per)
 {
-	int n = in->ncpus, from, to;
-	__u64 *v = calloc(n, sizeof(*v));
+	size_t stride, n = in->ncpus, from;
+	char *all = read_counter_values(in, &stride);
 
-	if (!v)
-		return -ENOMEM;
-	/* One lookup per target CPU gives what each receiving CPU sent it. */
-	for (to = 0; to < n; to++) {
-		if (bpf_map_lookup_elem(in->maps.redirect_counts, &to, v)) {
-			free(v);
-			return -errno;
-		}
-		for (from = 0; from < n; from++)
-			per[(size_t)from * n + to] = v[from];
-	}
-	free(v);
+	if (!all)
+		return -EIO;
+	for (from = 0; from < n; from++)
+		memcpy(&per[from * n], all + from * stride + sizeof(struct cpusteer_counters),
+		       n * sizeof(*per));
+	free(all);
 	return 0;
 }
 
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum,
 			   __u64 *redirected)
 {
-	size_t words = sizeof(*sum) / sizeof(__u64), w, n = in->ncpus, c, to;
-	struct cpusteer_counters *per = calloc(n, sizeof(*per));
-	__u64 *red = calloc(n * n, sizeof(*red));
-	int err = per && red ? 0 : -ENOMEM;
+	size_t words = sizeof(*sum) / sizeof(__u64), w, n = in->ncpus, c, to, stride;
+	char *all = read_counter_values(in, &stride);
 
-	if (!err)
-		err = instance_read_counters_percpu(in, per, NULL);
-	if (!err && redirected)
-		err = instance_read_redirects(in, red);
 	memset(sum, 0, sizeof(*sum));
 	if (redirected)
 		memset(redirected, 0, n * sizeof(*redirected));
-	for (c = 0; !err && c < n; c++) {
+	if (!all)
+		return -EIO;
+	for (c = 0; c < n; c++) {
+		const __u64 *v = (const __u64 *)(all + c * stride);
+
 		for (w = 0; w < words; w++)
-			((__u64 *)sum)[w] += ((__u64 *)&per[c])[w];
+			((__u64 *)sum)[w] += v[w];
 		for (to = 0; redirected && to < n; to++)
-			redirected[to] += red[c * n + to];
+			redirected[to] += v[words + to];
 	}
-	free(per);
-	free(red);
-	return err;
+	free(all);
+	return 0;
 }
 
 int instance_prog_fd(struct steer_instance *in, bool notouch)

@@ -37,7 +37,6 @@ struct steer_maps {
 	int bucket_table;
 	int config_map;
 	int counters;
-	int redirect_counts;
 	int remote_counters;
 	int remote_devmap;
 	int instance_state;

@@ -33,10 +33,8 @@ static const struct map_pin map_pins[] = {
 	{ "bucket_table", offsetof(struct steer_maps, bucket_table), BPF_MAP_TYPE_ARRAY, 4, 4 },
 	{ "config_map", offsetof(struct steer_maps, config_map), BPF_MAP_TYPE_ARRAY, 4,
 	  sizeof(struct cpusteer_config) },
-	{ "counters", offsetof(struct steer_maps, counters), BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-	  sizeof(struct cpusteer_counters) },
-	{ "redirect_counts", offsetof(struct steer_maps, redirect_counts),
-	  BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8 },
+	/* Its value size follows the possible CPUs, checked on its own. */
+	{ "counters", offsetof(struct steer_maps, counters), BPF_MAP_TYPE_PERCPU_ARRAY, 4, 0 },
 	{ "remote_counters", offsetof(struct steer_maps, remote_counters),
 	  BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct cpusteer_remote_counters) },
 	{ "remote_devmap", offsetof(struct steer_maps, remote_devmap), BPF_MAP_TYPE_DEVMAP, 4, 4 },
@@ -105,7 +103,7 @@ static int check_shape(int fd, const struct map_pin *p)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	if (info.type != p->type || info.key_size != p->key_size ||
-	    info.value_size != p->value_size)
+	    (p->value_size && info.value_size != p->value_size))
 		return -EPROTO;
 	return 0;
 }
@@ -155,6 +153,16 @@ int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 	}
 	if (!err && bpf_obj_get_info_by_fd(in->maps.cpu_map, &info, &len))
 		err = -errno;
+	if (!err) {
+		struct bpf_map_info counters = {};
+		__u32 clen = sizeof(counters);
+
+		name = "counters";
+		if (bpf_obj_get_info_by_fd(in->maps.counters, &counters, &clen))
+			err = -errno;
+		else if (counters.value_size != CPUSTEER_COUNTERS_VALUE_SIZE(info.max_entries))
+			err = -EPROTO;
+	}
 	if (err) {
 		log_err("the instance on %s is incomplete (%s: %s); cpusteer unload removes it",
 			what, name, err == -EPROTO ? "made by another cpusteer version" : strerror(-err));

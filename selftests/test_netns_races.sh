@@ -36,7 +36,7 @@ SET_SET_DEVICE=netns_races_set_set_device
 SET_UNLOAD=netns_races_set_unload
 ALL=("$LOAD_LOAD" "$LOAD_UNLOAD_UNLOADED" "$LOAD_UNLOAD_LOADED" "$SET_SET_CPUS" "$SET_SET_DEVICE"
 	"$SET_UNLOAD")
-PIN_NAMES="instance_state cpu_map bucket_table config_map counters redirect_counts
+PIN_NAMES="instance_state cpu_map bucket_table config_map counters
 	remote_counters remote_devmap remote_pass remote_drop remote_redirect prog"
 
 netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ALL[@]}"

@@ -3,10 +3,10 @@
  * namespace tests, with bare bpf(2) calls (the tools link no libraries).
  *
  *   steer_maps counters PIN_DIR
- *       the counters, redirect_counts and remote_counters maps summed over
- *       CPUs, one "name value" line each: redirected_cpuN, rx_packets,
- *       redirected, passed, errors, remote_passed, remote_dropped,
- *       remote_redirected, remote_redirect_errors
+ *       the counters and remote_counters maps summed over CPUs, one
+ *       "name value" line each: rx_packets, redirected, redirected_cpuN,
+ *       passed, errors, remote_passed, remote_dropped, remote_redirected,
+ *       remote_redirect_errors
  *   steer_maps table PIN_DIR N
  *       the CPU that owns each of the first N buckets, one per line
  */
@@ -85,23 +85,44 @@ static unsigned int possible_cpus(void)
 
 #define ROUND8(x) (((x) + 7) & ~(size_t)7)
 
+/* The value size of the map behind fd. */
+static size_t value_size(int fd)
+{
+	struct bpf_map_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr)) {
+		fprintf(stderr, "steer_maps: map info: %s\n", strerror(errno));
+		exit(1);
+	}
+	return info.value_size;
+}
+
+/* Each CPU's counters value is the struct, then one redirect count per
+ * possible CPU (cpusteer.h).
+ */
 static int counters(const char *dir)
 {
 	unsigned int ncpus = possible_cpus(), c, i;
-	size_t csz = ROUND8(sizeof(struct cpusteer_counters));
+	int cfd = pinned(dir, "counters");
+	size_t csz = ROUND8(value_size(cfd));
 	size_t rsz = ROUND8(sizeof(struct cpusteer_remote_counters));
 	char *cv = calloc(ncpus, csz), *rv = calloc(ncpus, rsz);
-	unsigned long long *rc = calloc(ncpus, sizeof(*rc));
-	unsigned long long rx = 0, red = 0, pass = 0, errs = 0, to;
+	unsigned long long rx = 0, red = 0, pass = 0, errs = 0, *to = calloc(ncpus, sizeof(*to));
 	struct cpusteer_remote_counters rsum = {};
-	int redirects;
 
-	if (!cv || !rv || !rc)
+	if (!cv || !rv || !to)
 		return 1;
-	lookup(pinned(dir, "counters"), 0, cv, "counters");
+	lookup(cfd, 0, cv, "counters");
 	lookup(pinned(dir, "remote_counters"), 0, rv, "remote_counters");
 	for (c = 0; c < ncpus; c++) {
 		const struct cpusteer_counters *k = (const void *)(cv + c * csz);
+		const __u64 *redirected = (const void *)(k + 1);
 		const struct cpusteer_remote_counters *r = (const void *)(rv + c * rsz);
 
 		rx += k->rx_packets;
@@ -109,22 +130,19 @@ static int counters(const char *dir)
 			pass += k->passed[i];
 		for (i = 0; i < CPUSTEER_ERRORS; i++)
 			errs += k->errors[i];
+		for (i = 0; i < ncpus; i++) {
+			red += redirected[i];
+			to[i] += redirected[i];
+		}
 		rsum.passed += r->passed;
 		rsum.dropped += r->dropped;
 		rsum.redirected += r->redirected;
 		rsum.redirect_errors += r->redirect_errors;
 	}
-	/* Redirects are keyed by the target CPU, one value per receiving CPU. */
-	redirects = pinned(dir, "redirect_counts");
-	for (i = 0; i < ncpus; i++) {
-		lookup(redirects, i, rc, "redirect_counts");
-		for (c = 0, to = 0; c < ncpus; c++)
-			to += rc[c];
-		if (to)
-			printf("redirected_cpu%u %llu\n", i, to);
-		red += to;
-	}
 	printf("rx_packets %llu\nredirected %llu\n", rx, red);
+	for (i = 0; i < ncpus; i++)
+		if (to[i])
+			printf("redirected_cpu%u %llu\n", i, to[i]);
 	printf("passed %llu\nerrors %llu\n", pass, errs);
 	printf("remote_passed %llu\nremote_dropped %llu\nremote_redirected %llu\n"
 	       "remote_redirect_errors %llu\n", (unsigned long long)rsum.passed,
