@@ -30,26 +30,6 @@ static const char *why_invalid(const char *name)
 	return NULL;
 }
 
-void ifname_printable(const char *name, char *out, size_t len)
-{
-	size_t o = 0;
-	int n;
-
-	for (; *name && o + 1 < len; name++) {
-		unsigned char c = *name;
-
-		if (c >= 0x20 && c < 0x7f && c != '\\') {
-			out[o++] = c;
-			continue;
-		}
-		n = snprintf(out + o, len - o, "\\x%02x", c);
-		if (n < 0 || (size_t)n >= len - o)
-			break;
-		o += n;
-	}
-	out[o] = '\0';
-}
-
 int ifname_check(const char *name)
 {
 	char shown[IFNAME_SHOWN_LEN];
@@ -58,7 +38,7 @@ int ifname_check(const char *name)
 	if (!why)
 		return 0;
 	/* Only the start of an overlong argument is worth showing. */
-	ifname_printable(name, shown, sizeof(shown));
+	log_printable(name, shown, sizeof(shown));
 	log_err("bad interface name '%s': %s", shown, why);
 	return -EINVAL;
 }

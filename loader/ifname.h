@@ -12,18 +12,13 @@
 #include <stddef.h>
 #include <net/if.h>
 
-/* Room for any name escaped by ifname_printable(), NUL included. */
+/* Room for any name escaped by log_printable(), NUL included. */
 #define IFNAME_SHOWN_LEN (4 * IF_NAMESIZE)
 
 /* 0 when `name` is a name the kernel would give an interface; otherwise
  * one line on stderr ("bad interface name ...: why") and -EINVAL.
  */
 int ifname_check(const char *name);
-
-/* `name` with every byte outside printable ASCII, and the backslash,
- * written as \xNN, cut to fit `len`.
- */
-void ifname_printable(const char *name, char *out, size_t len);
 
 /* The pin folder's name for a checked interface name: each '.' becomes
  * ':', which no interface name holds, so the mapping is one to one.

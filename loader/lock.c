@@ -101,7 +101,7 @@ static void describe_holder(int fd, char *out, size_t len)
 		if (!cmd[i])
 			cmd[i] = ' ';
 	cmd[n] = '\0';
-	ifname_printable(cmd, shown, sizeof(shown));
+	log_printable(cmd, shown, sizeof(shown));
 	snprintf(out, len, "pid %d (%s)", pid, shown);
 }
 

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -65,6 +66,26 @@ void log_setup_libs(void)
 {
 	libbpf_set_print(libbpf_print);
 	libxdp_set_print(libxdp_print);
+}
+
+void log_printable(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+	int n;
+
+	for (; *in && o + 1 < len; in++) {
+		unsigned char c = *in;
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			out[o++] = c;
+			continue;
+		}
+		n = snprintf(out + o, len - o, "\\x%02x", c);
+		if (n < 0 || (size_t)n >= len - o)
+			break;
+		o += n;
+	}
+	out[o] = '\0';
 }
 
 int require_root(const char *command)

@@ -4,12 +4,19 @@
 #define CPUSTEER_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 extern bool log_verbose;
 
 __attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
+
+/* `in` with every byte outside printable ASCII, and the backslash,
+ * written as \xNN, cut to fit `len`: names and arguments from the command
+ * line or the system may hold terminal controls.
+ */
+void log_printable(const char *in, char *out, size_t len);
 
 /* One line and -EPERM unless running as root. */
 int require_root(const char *command);

@@ -89,7 +89,7 @@ void instance_dir_init_in(struct instance_dir *d, const char *ifname, __u64 cook
 {
 	memset(d, 0, sizeof(*d));
 	snprintf(d->ifname, sizeof(d->ifname), "%s", ifname);
-	ifname_printable(ifname, d->shown, sizeof(d->shown));
+	log_printable(ifname, d->shown, sizeof(d->shown));
 	ifname_to_pin_name(ifname, d->pin_name);
 	d->netns_cookie = cookie;
 	d->netns_ino = ino;
@@ -153,7 +153,7 @@ static int open_root(bool create)
 		if (!create)
 			return -ENOENT;
 		log_err("cannot use %s: not a bpffs mount", BPFFS_DIR);
-		return -ENOENT;
+		return -ENODEV;
 	}
 	fd = open_checked(bpffs, ROOT_NAME, CPUSTEER_PIN_ROOT, create);
 	close(bpffs);

@@ -155,7 +155,7 @@ static void print_text(const struct status_view *v)
 		return;
 	if (v->st.remote == REMOTE_REDIRECT) {
 		if (if_indextoname(v->st.redirect_ifindex, name))
-			ifname_printable(name, redirect, sizeof(redirect));
+			log_printable(name, redirect, sizeof(redirect));
 		else
 			snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
 	}
@@ -244,7 +244,7 @@ static void print_json(struct json *j, const struct status_view *v)
 		json_uint(j, "qsize", v->st.qsize);
 		json_string(j, "remote", remote_action_name(v->st.remote));
 		if (v->st.remote == REMOTE_REDIRECT && if_indextoname(v->st.redirect_ifindex, buf)) {
-			ifname_printable(buf, shown, sizeof(shown));
+			log_printable(buf, shown, sizeof(shown));
 			json_string(j, "redirect_to", shown);
 		} else {
 			json_null(j, "redirect_to");
@@ -344,7 +344,7 @@ static void show_elsewhere(struct listing *l, __u64 cookie, const char *ifname)
 		netns_locate(cookie, st.netns_ino, path, sizeof(path));
 	instance_close(&in);
 	instance_dir_close(&d);
-	ifname_printable(ifname, shown, sizeof(shown));
+	log_printable(ifname, shown, sizeof(shown));
 	l->elsewhere++;
 	if (l->as_json) {
 		json_object_open(l->j, NULL);
@@ -393,7 +393,7 @@ static void report_missing(const struct listing *l, const char *ifname)
 	int ifindex = if_nametoindex(ifname);
 	struct attachment a;
 
-	ifname_printable(ifname, shown, sizeof(shown));
+	log_printable(ifname, shown, sizeof(shown));
 	if (ifindex && !attachment_find(ifindex, 0, &a))
 		log_err("%s: cpusteer program %u is attached with no pins (left by an older or interrupted cpusteer); cpusteer unload %s detaches it",
 			shown, a.prog_id, shown);
@@ -452,7 +452,10 @@ int cmd_status(int argc, char **argv)
 			fputs(status_usage, stdout);
 			return EXIT_SUCCESS;
 		} else if (argv[i][0] == '-') {
-			log_err("status: unknown option '%s' (cpusteer status --help)", argv[i]);
+			char shown[IFNAME_SHOWN_LEN];
+
+			log_printable(argv[i], shown, sizeof(shown));
+			log_err("status: unknown option '%s' (cpusteer status --help)", shown);
 			return EXIT_USAGE;
 		} else if (ifname) {
 			log_err("status takes at most one interface (cpusteer status --help)");

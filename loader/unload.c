@@ -87,7 +87,7 @@ static int undo_here_if_attached(void *arg)
 			continue;
 		found = 1;
 		m->err = undo_attached(m->d, i->if_index, &a, &saved, m->o);
-		ifname_printable(i->if_name, shown, sizeof(shown));
+		log_printable(i->if_name, shown, sizeof(shown));
 		snprintf(m->o->how, sizeof(m->o->how),
 			 "the interface had moved to network namespace %s (as %s); detached there", m->path,
 			 shown);
@@ -260,7 +260,10 @@ int cmd_unload(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (argv[1][0] == '-') {
-		log_err("unload: unknown option '%s' (cpusteer unload --help)", argv[1]);
+		char shown[IFNAME_SHOWN_LEN];
+
+		log_printable(argv[1], shown, sizeof(shown));
+		log_err("unload: unknown option '%s' (cpusteer unload --help)", shown);
 		return EXIT_USAGE;
 	}
 	if (ifname_check(argv[1]))
