@@ -149,6 +149,10 @@ static __always_inline int redirect_to(struct cpusteer_counters *cnt,
 	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
 		return fail_with(cnt, key, hash, bucket, cpu,
 				 CPUSTEER_ERR_NO_CPUMAP_ENTRY);
+	/* The slot's address must be formed from the bounded `cpu`, after
+	 * the check: a compiler may not hoist it above this point.
+	 */
+	barrier_var(cpu);
 	redirected[cpu]++;
 	record(key, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
 	return XDP_REDIRECT;

@@ -55,17 +55,3 @@ int attachment_detach(int ifindex, const struct attachment *a, const char *shown
 		log_err("cannot detach program %u from %s: %s", a->prog_id, shown, strerror(-err));
 	return err;
 }
-
-const char *attach_mode_name(int mode)
-{
-	switch (mode) {
-	case XDP_MODE_NATIVE:
-		return "native";
-	case XDP_MODE_SKB:
-		return "skb";
-	case XDP_MODE_HW:
-		return "hw";
-	default:
-		return "unknown";
-	}
-}

@@ -27,6 +27,5 @@ int attachment_find(int ifindex, __u32 prog_id, struct attachment *a);
  */
 int attachment_detach(int ifindex, const struct attachment *a, const char *shown);
 
-const char *attach_mode_name(int mode);
 
 #endif

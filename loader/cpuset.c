@@ -346,11 +346,6 @@ int cpuset_offline(const struct cpuset *set, const struct cpu_machine *m,
 	return err;
 }
 
-int cpuset_check_online(const struct cpuset *set)
-{
-	return cpuset_check(set, NULL, NULL);
-}
-
 int cpu_check_online(__u32 cpu)
 {
 	return cpu_check(cpu, NULL);

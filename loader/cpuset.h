@@ -85,7 +85,6 @@ int cpuset_offline(const struct cpuset *set, const struct cpu_machine *m,
 		   struct cpuset *offline);
 
 /* The above on this machine. */
-int cpuset_check_online(const struct cpuset *set);
 int cpu_check_online(__u32 cpu);
 int cpuset_online(struct cpuset *set);
 

@@ -11,6 +11,7 @@
 #include <linux/ethtool.h>
 #include "device.h"
 #include "ethtool.h"
+#include "ifname.h"
 #include "log.h"
 #include "napi_netlink.h"
 #include "net_sysfs.h"
@@ -20,6 +21,7 @@
 
 struct dev_ctx {
 	const char *ifname;
+	char shown[IFNAME_SHOWN_LEN];	/* the name, escaped for messages */
 	int ifindex;
 	struct ethtool_dev eth;
 	struct napi_nl nl;	/* opened only when sysfs will not do */
@@ -234,7 +236,7 @@ static int knob_write(struct dev_ctx *c, const struct knob *k, __u64 val)
 	if (!k->file)
 		return gro_write(c, val);
 	if (!sysfs_usable(c, k)) {
-		log_debug("%s on %s: via netlink, per NAPI", k->label, c->ifname);
+		log_debug("%s on %s: via netlink, per NAPI", k->label, c->shown);
 		return napi_knob_write(c, k, val);
 	}
 	err = net_sysfs_write_u64(c->ifname, k->file, val);
@@ -246,14 +248,14 @@ static int knob_write(struct dev_ctx *c, const struct knob *k, __u64 val)
 
 static int knob_fail(struct dev_ctx *c, const char *verb, const struct knob *k, int err)
 {
-	log_err("cannot %s %s on %s: %s", verb, k->label, c->ifname, cause(c, err));
+	log_err("cannot %s %s on %s: %s", verb, k->label, c->shown, cause(c, err));
 	return err;
 }
 
 /* A failure the caller goes on from: shown only with -v. */
 static void knob_note(const struct dev_ctx *c, const char *verb, const struct knob *k, int err)
 {
-	log_debug("cannot %s %s on %s: %s", verb, k->label, c->ifname, cause(c, err));
+	log_debug("cannot %s %s on %s: %s", verb, k->label, c->shown, cause(c, err));
 }
 
 /* ---- the API ---------------------------------------------------------- */
@@ -262,12 +264,13 @@ static int ctx_open(struct dev_ctx *c, const char *ifname, bool quiet)
 {
 	memset(c, 0, sizeof(*c));
 	c->ifname = ifname;
+	log_printable(ifname, c->shown, sizeof(c->shown));
 	ethtool_dev_init(&c->eth, ifname);
 	napi_nl_init(&c->nl);
 	c->ifindex = if_nametoindex(ifname);
 	if (!c->ifindex) {
 		if (!quiet)
-			log_err("no such interface: %s", ifname);
+			log_err("no such interface: %s", c->shown);
 		return -ENODEV;
 	}
 	c->sysfs_ours = sysfs_shows_device(c);
@@ -333,16 +336,16 @@ int device_save(const char *ifname, __u32 mask, struct device_settings *saved)
 static int check_want(struct dev_ctx *c, const struct device_settings *want)
 {
 	if (want->mask & ~DEV_ALL) {
-		log_err("cannot change settings on %s: unknown setting bits 0x%x", c->ifname,
+		log_err("cannot change settings on %s: unknown setting bits 0x%x", c->shown,
 			want->mask & ~DEV_ALL);
 		return -EINVAL;
 	}
 	if ((want->mask & DEV_GRO) && want->gro > 1) {
-		log_err("cannot change GRO on %s: %u is not 0 or 1", c->ifname, want->gro);
+		log_err("cannot change GRO on %s: %u is not 0 or 1", c->shown, want->gro);
 		return -EINVAL;
 	}
 	if ((want->mask & DEV_THREADED_NAPI) && want->threaded > 1) {
-		log_err("cannot change threaded NAPI on %s: %u is not 0 or 1", c->ifname,
+		log_err("cannot change threaded NAPI on %s: %u is not 0 or 1", c->shown,
 			want->threaded);
 		return -EINVAL;
 	}
@@ -429,7 +432,7 @@ static int threaded_via_gro(struct dev_ctx *c, const struct knob *k, __u64 val)
 
 	if (ethtool_get_value(&c->eth, ETHTOOL_GGRO, &gro) || gro || gro_write(c, 1))
 		return -EOPNOTSUPP;
-	log_debug("GRO on for a moment on %s, to restore threaded NAPI", c->ifname);
+	log_debug("GRO on for a moment on %s, to restore threaded NAPI", c->shown);
 	err = knob_write(c, k, val);
 	if (gro_write(c, 0) && !err) {
 		set_why(c, "could not turn GRO back off after restoring it");

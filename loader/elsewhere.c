@@ -1,10 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "elsewhere.h"
 #include "instance.h"
 #include "log.h"
 #include "netns.h"
+
+int elsewhere_record(__u64 cookie, const char *ifname, struct cpusteer_instance_state *st)
+{
+	struct steer_instance in;
+	struct instance_dir d;
+	int err;
+
+	instance_dir_init_in(&d, ifname, cookie, 0);
+	instance_init(&in);
+	err = instance_dir_open(&d, 0);
+	if (!err)
+		err = instance_open_record(&in, d.fd);
+	if (!err)
+		err = instance_read_state(&in, st);
+	instance_close(&in);
+	instance_dir_close(&d);
+	return err;
+}
+
+void elsewhere_describe(__u64 cookie, const char *ifname, struct elsewhere *e)
+{
+	struct cpusteer_instance_state st = { 0 };
+
+	memset(e, 0, sizeof(*e));
+	elsewhere_record(cookie, ifname, &st);
+	e->found = true;
+	e->netns_cookie = cookie;
+	e->netns_ino = st.netns_ino;
+	snprintf(e->ifname, sizeof(e->ifname), "%s", ifname);
+	e->ns_gone = netns_locate(cookie, st.netns_ino, e->netns_path, sizeof(e->netns_path)) < 0;
+	if (e->ns_gone)
+		e->netns_path[0] = '\0';
+}
 
 struct search {
 	const struct instance_dir *here;
@@ -14,26 +48,11 @@ struct search {
 static int look(__u64 cookie, const char *ifname, void *arg)
 {
 	struct search *s = arg;
-	struct cpusteer_instance_state st;
-	struct steer_instance in;
-	struct instance_dir there;
-	bool live;
 
 	if (cookie == s->here->netns_cookie || strcmp(ifname, s->here->ifname))
 		return 0;
-	instance_dir_init_in(&there, ifname, cookie, 0);
-	instance_init(&in);
-	st.netns_ino = 0;
-	if (!instance_dir_open(&there, 0) && !instance_open_record(&in, there.fd))
-		instance_read_state(&in, &st);
-	instance_close(&in);
-	instance_dir_close(&there);
-	live = !netns_locate(cookie, st.netns_ino, s->e->netns_path, sizeof(s->e->netns_path));
-	s->e->found = true;
-	s->e->ns_gone = !live;
-	s->e->netns_cookie = cookie;
-	s->e->netns_ino = st.netns_ino;
-	return live;
+	elsewhere_describe(cookie, ifname, s->e);
+	return !s->e->ns_gone;
 }
 
 void elsewhere_find(const struct instance_dir *here, struct elsewhere *e)
@@ -42,6 +61,35 @@ void elsewhere_find(const struct instance_dir *here, struct elsewhere *e)
 
 	memset(e, 0, sizeof(*e));
 	pin_tree_walk(look, &s);
+}
+
+struct owner_search {
+	__u32 prog_id;
+	struct elsewhere *e;
+};
+
+static int owns(__u64 cookie, const char *ifname, void *arg)
+{
+	struct owner_search *s = arg;
+	struct cpusteer_instance_state st;
+
+	if (elsewhere_record(cookie, ifname, &st) || st.prog_id != s->prog_id)
+		return 0;
+	elsewhere_describe(cookie, ifname, s->e);
+	return 1;
+}
+
+int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewhere *owner)
+{
+	struct owner_search s = { .e = owner };
+	int ifindex = if_nametoindex(ifname);
+
+	memset(owner, 0, sizeof(*owner));
+	if (!ifindex || attachment_find(ifindex, 0, a))
+		return -ENOENT;
+	s.prog_id = a->prog_id;
+	pin_tree_walk(owns, &s);
+	return 0;
 }
 
 void elsewhere_report(const struct instance_dir *here, const struct elsewhere *e,

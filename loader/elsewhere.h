@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Instances of the same interface name in other network namespaces: an
- * operator who runs a command in the wrong namespace is told where the
- * instance is and the command to run there; one whose namespace no
- * longer exists is found for unload to remove.
+/* Instances seen from a namespace that holds none by the name asked for:
+ * one of that name in another network namespace (an operator who runs a
+ * command in the wrong namespace is told where it is and the command to
+ * run there; one whose namespace no longer exists is found for unload to
+ * remove), and the instance a cpusteer program attached here belongs to
+ * (its interface moved here from another namespace, or was renamed).
  */
 #ifndef CPUSTEER_ELSEWHERE_H
 #define CPUSTEER_ELSEWHERE_H
 
+#include <net/if.h>
 #include <linux/types.h>
+#include "attachment.h"
+#include "cpusteer.h"
 #include "pin_tree.h"
 
 struct elsewhere {
@@ -15,13 +20,27 @@ struct elsewhere {
 	bool ns_gone;		/* no process or mount holds its namespace */
 	__u64 netns_cookie;
 	__u64 netns_ino;
+	char ifname[IF_NAMESIZE];	/* the instance's name */
 	char netns_path[300];	/* how to enter it, when not gone */
 };
+
+/* The record of the instance (cookie, ifname), read without its lock;
+ * 0, or a negative errno when there is none or it is unreadable.
+ */
+int elsewhere_record(__u64 cookie, const char *ifname, struct cpusteer_instance_state *st);
+
+/* Where the instance (cookie, ifname) lives: fills e. */
+void elsewhere_describe(__u64 cookie, const char *ifname, struct elsewhere *e);
 
 /* Looks for an instance named like `here` in another namespace; a live
  * namespace is preferred over a gone one.
  */
 void elsewhere_find(const struct instance_dir *here, struct elsewhere *e);
+
+/* Whether a cpusteer program is attached to `ifname` here (0, with *a),
+ * and, in *owner, the instance of any namespace that recorded it.
+ */
+int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewhere *owner);
 
 /* One line for a command that found no instance of `here` in this
  * namespace: where it is instead and the command to run there

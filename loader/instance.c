@@ -163,16 +163,15 @@ static bool cpu_in_use(const struct instance_target *t, __u32 cpu)
 	return cpuset_contains(t->cpus, cpu) || cpu == t->cfg->non_ip_cpu;
 }
 
+/* The second stage's target is filled before the entries that redirect
+ * to it, and emptied only after no entry does.
+ */
 static int set_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
 {
 	__u32 zero = 0, now;
 
-	if (cm->remote != REMOTE_REDIRECT) {
-		/* A devmap entry holds its device; let it go. */
-		if (bpf_map_delete_elem(in->maps.remote_devmap, &zero) && errno != ENOENT)
-			return -errno;
+	if (cm->remote != REMOTE_REDIRECT)
 		return 0;
-	}
 	if (!bpf_map_lookup_elem(in->maps.remote_devmap, &zero, &now) &&
 	    now == cm->redirect_ifindex)
 		return 0;
@@ -182,6 +181,15 @@ static int set_redirect_target(struct steer_instance *in, const struct cpumap_op
 		return -errno;
 	}
 	return 0;
+}
+
+/* A devmap entry holds its device: let it go once nothing redirects there. */
+static void clear_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
+{
+	__u32 zero = 0;
+
+	if (cm->remote != REMOTE_REDIRECT)
+		bpf_map_delete_elem(in->maps.remote_devmap, &zero);
 }
 
 static void write_table(struct steer_instance *in, const __u32 *table, __u32 nbuckets)
@@ -212,14 +220,14 @@ int instance_converge(struct steer_instance *in, const struct instance_target *t
 	int err = 0;
 	__u32 i;
 
+	err = set_redirect_target(in, t->cm);
 	for (i = 0; i < t->cpus->n && !err; i++)
 		err = ensure_entry(in, t->cpus->cpu[i], t->cm);
 	if (!err && t->cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 		err = ensure_entry(in, t->cfg->non_ip_cpu, t->cm);
-	if (!err)
-		err = set_redirect_target(in, t->cm);
 	if (err)
 		return err;
+	clear_redirect_target(in, t->cm);
 	write_table(in, t->table, t->cfg->nbuckets);
 	if (instance_read_config(in, &now) || memcmp(&now, t->cfg, sizeof(now)))
 		err = instance_write_config(in, t->cfg);

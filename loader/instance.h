@@ -76,17 +76,17 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 void instance_close(struct steer_instance *in);
 
 /* Brings the maps to `t`, whatever they held before, touching only what
- * differs, in the order that keeps every packet served: cpumap entries
- * for the target CPUs (and the non-IP CPU) first, then the redirect
- * target, the buckets, the configuration, and last the removal of every
- * cpumap entry no longer used. Entries that already match are left alone,
+ * differs, in the order that keeps every packet served: the redirect
+ * target (when the second stage redirects), the cpumap entries for the
+ * target CPUs (and the non-IP CPU), then the buckets, the configuration,
+ * and last the removal of every cpumap entry no longer used. Entries that already match are left alone,
  * so their queues and kthreads carry on undisturbed. The same call
  * finishes what a killed command left half done, and undoes a failed one
  * when given the configuration from before.
  */
 int instance_converge(struct steer_instance *in, const struct instance_target *t);
 
-/* A fresh table of t->cfg->nbuckets buckets for `cpus`, converged. */
+/* A fresh table of cfg->nbuckets buckets for `cpus`, converged. */
 int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
 		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm);
 

@@ -12,11 +12,11 @@
 #include <xdp/libxdp.h>
 #include "instance.h"
 #include "log.h"
+#include "pin_tree.h"
 
-/* What the pins are called; the record comes first, so that a folder
- * with any pin in it also says what it is.
+/* What the pins are called; the record is pinned first (and removed
+ * last), so that a folder with any pin in it also says what it is.
  */
-#define STATE_PIN "instance_state"
 #define PROG_PIN "prog"
 
 struct map_pin {
@@ -26,7 +26,7 @@ struct map_pin {
 };
 
 static const struct map_pin map_pins[] = {
-	{ STATE_PIN, offsetof(struct steer_maps, instance_state), BPF_MAP_TYPE_ARRAY, 4,
+	{ INSTANCE_RECORD_PIN, offsetof(struct steer_maps, instance_state), BPF_MAP_TYPE_ARRAY, 4,
 	  sizeof(struct cpusteer_instance_state) },
 	{ "cpu_map", offsetof(struct steer_maps, cpu_map), BPF_MAP_TYPE_CPUMAP, 4,
 	  sizeof(struct bpf_cpumap_val) },

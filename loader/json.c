@@ -15,9 +15,12 @@ static void put_escaped(FILE *f, const char *s)
 	for (; *s; s++) {
 		unsigned char c = *s;
 
+		/* Names from the system need not be UTF-8: bytes outside
+		 * ASCII are written as the code point of the same number.
+		 */
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c >= 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);

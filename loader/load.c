@@ -52,9 +52,11 @@ static int check_not_loaded(struct instance_dir *d)
 		return 0;
 	instance_init(&in);
 	if (!instance_open_record(&in, d->fd) && !instance_read_state(&in, &st) &&
-	    st.phase == CPUSTEER_PHASE_READY)
-		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it",
-			d->shown, d->shown);
+	    (st.phase == CPUSTEER_PHASE_READY || st.phase == CPUSTEER_PHASE_SETTING))
+		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it%s",
+			d->shown, d->shown,
+			st.phase == CPUSTEER_PHASE_SETTING ? " (or to finish the set that was interrupted)"
+							    : "");
 	else
 		log_err("cpusteer on %s was left unfinished by an interrupted command; run cpusteer unload %s first",
 			d->shown, d->shown);
@@ -90,8 +92,10 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 	int err;
 
 	err = instance_open(&in, false, lo->notouch);
-	if (err)
+	if (err) {
+		instance_dir_remove(d);
 		return err;
+	}
 	err = instance_configure(&in, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
 	if (!err)
 		err = record(lo, d, ifindex, &in, &st, &saved);

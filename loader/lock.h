@@ -17,7 +17,7 @@
 /* Takes flock(fd, op) (LOCK_EX or LOCK_SH), waiting up to
  * LOCK_WAIT_SECONDS. When it gives up: one line naming `what` and the
  * process holding the lock, and -EBUSY. A deferred signal that arrives
- * while waiting ends the wait: -EINTR (see signals_pending()).
+ * while waiting ends the wait: one line and -EINTR.
  */
 int lock_wait(int fd, int op, const char *what);
 

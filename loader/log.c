@@ -10,10 +10,25 @@
 
 bool log_verbose;
 
+/* A message may quote names and arguments from the command line or the
+ * system, which may hold terminal controls: those bytes are written as
+ * \xNN, so one message is one line and changes nothing on the terminal.
+ */
 static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
+	char line[1024];
+	const char *p;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
 	fputs(prefix, f);
-	vfprintf(f, fmt, ap);
+	for (p = line; *p; p++) {
+		unsigned char c = *p;
+
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
 	fputc('\n', f);
 }
 

@@ -27,7 +27,7 @@ int netns_self(__u64 *cookie, __u64 *ino)
 		err = -errno;
 	if (fd >= 0)
 		close(fd);
-	if (!err && stat("/proc/thread-self/ns/net", &sb))
+	if (!err && stat(NETNS_SELF, &sb))
 		err = -errno;
 	if (err) {
 		log_err("cannot identify this network namespace: %s (needs SO_NETNS_COOKIE, Linux 5.14)",
@@ -109,7 +109,7 @@ static int walk_mounts(int (*fn)(const char *path, void *arg), void *arg)
 		if (!p || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1)
 			continue;
 		for (p = mnt, o = 0; *p && o + 1 < sizeof(path); o++) {
-			if (p[0] == '\\' && isdigit((unsigned char)p[1])) {
+			if (p[0] == '\\' && strnlen(p, 4) == 4 && isdigit((unsigned char)p[1])) {
 				path[o] = (char)strtol((char[]){ p[1], p[2], p[3], 0 }, NULL, 8);
 				p += 4;
 			} else {
@@ -221,10 +221,10 @@ int netns_for_each(int (*fn)(const char *path, int nsfd, void *arg), void *arg,
 	int ret;
 
 	if (include_self) {
-		ret = each_one("/proc/thread-self/ns/net", &w);
+		ret = each_one(NETNS_SELF, &w);
 		if (ret)
 			return ret;
-	} else if (!stat("/proc/thread-self/ns/net", &self)) {
+	} else if (!stat(NETNS_SELF, &self)) {
 		w.seen[w.nseen++] = self.st_ino;
 	}
 	return walk_paths(each_one, &w);

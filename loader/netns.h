@@ -35,6 +35,9 @@ int netns_run_in(int nsfd, int (*fn)(void *arg), void *arg);
  */
 int netns_locate(__u64 cookie, __u64 ino, char *path, size_t len);
 
+/* The path netns_for_each() gives for the caller's own namespace. */
+#define NETNS_SELF "/proc/thread-self/ns/net"
+
 /* Calls fn once for every network namespace that can be entered from
  * here (this one first with `include_self`, then named ones), with a path
  * to it and an open fd, until fn returns non-zero; returns that value.

@@ -109,6 +109,11 @@ static int open_checked(int parent, const char *name, const char *shown, bool cr
 	int fd;
 
 	if (create && mkdirat(parent, name, 0700) && errno != EEXIST) {
+		/* The parent was removed under us (it was empty): the caller
+		 * starts over.
+		 */
+		if (errno == ENOENT)
+			return -ENOENT;
 		log_err("cannot create %s: %s", shown, strerror(errno));
 		return -errno;
 	}
@@ -306,12 +311,12 @@ bool instance_dir_is_empty(const struct instance_dir *d)
 
 static int unlink_pin(int dirfd, const char *name, void *arg)
 {
-	(void)arg;
-	if (unlinkat(dirfd, name, 0) && errno != ENOENT) {
-		log_err("cannot remove pin %s: %s", name, strerror(errno));
-		return -errno;
-	}
-	return 0;
+	const char *keep = arg;
+
+	if ((keep && !strcmp(name, keep)) || !unlinkat(dirfd, name, 0) || errno == ENOENT)
+		return 0;
+	log_err("cannot remove pin %s: %s", name, strerror(errno));
+	return -errno;
 }
 
 /* rmdir of `name` under `parent`; a folder others still use stays. */
@@ -347,7 +352,10 @@ int instance_dir_remove(struct instance_dir *d)
 {
 	int ns = -1, fd, err;
 
-	err = for_each_entry(d->fd, unlink_pin, NULL);
+	/* The record goes last: until then the folder says what it is. */
+	err = for_each_entry(d->fd, unlink_pin, INSTANCE_RECORD_PIN);
+	if (!err)
+		err = unlink_pin(d->fd, INSTANCE_RECORD_PIN, NULL);
 	if (err)
 		return err;
 	fd = open_chain(d, false, &ns);
@@ -388,11 +396,12 @@ static int walk_ns(int root, const char *name, void *arg)
 	char *end;
 	int ns, err;
 
-	if (strncmp(name, NS_PREFIX, strlen(NS_PREFIX)))
+	const char *digits = name + strlen(NS_PREFIX);
+
+	if (strncmp(name, NS_PREFIX, strlen(NS_PREFIX)) || !*digits ||
+	    strspn(digits, "0123456789") != strlen(digits))
 		return 0;
-	w->cookie = strtoull(name + strlen(NS_PREFIX), &end, 10);
-	if (*end)
-		return 0;
+	w->cookie = strtoull(digits, &end, 10);
 	ns = open_ns(root, w->cookie, false);
 	if (ns < 0)
 		return 0;

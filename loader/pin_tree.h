@@ -14,9 +14,14 @@
  *
  * Commands that change an instance hold an exclusive lock (flock) on its
  * folder from before the first change to the last; readers take a shared
- * one. A folder is removed only under its exclusive lock, and whoever
- * gets the lock after that finds it gone and starts over.
+ * one. An instance's folder is removed only under its exclusive lock, and
+ * whoever gets the lock after that finds it gone and starts over. The
+ * namespace and root folders are removed whenever they are found empty;
+ * a command that finds one gone while it makes its own folder starts over.
  */
+
+/* The pin that records the instance (struct cpusteer_instance_state). */
+#define INSTANCE_RECORD_PIN "instance_state"
 #ifndef CPUSTEER_PIN_TREE_H
 #define CPUSTEER_PIN_TREE_H
 
@@ -49,7 +54,6 @@ struct instance_dir {
 	__u64 netns_ino;
 	char path[96];			/* for messages and status */
 	int fd;				/* the folder, -1 while not open */
-	bool created;			/* this command made it */
 };
 
 enum instance_dir_flags {

@@ -68,10 +68,33 @@ static struct instance_target target_of(const struct change *c)
 					 .table = c->table };
 }
 
+/* Every CPU a bucket of `table` names joins `cpus`: going back to that
+ * table needs their cpumap entries, whatever the record says (after a
+ * killed set it names the CPUs that set was moving to).
+ */
+static void add_table_owners(struct cpuset *cpus, const __u32 *table, __u32 nbuckets)
+{
+	static unsigned char seen[(CPU_NUMBER_MAX + 1) / 8];
+	__u32 b, cpu;
+
+	memset(seen, 0, sizeof(seen));
+	for (b = 0; b < nbuckets && cpus->n < CPUSTEER_MAX_CPUS; b++) {
+		cpu = table[b];
+		if (cpu > CPU_NUMBER_MAX || (seen[cpu / 8] & (1u << cpu % 8)))
+			continue;
+		seen[cpu / 8] |= 1u << cpu % 8;
+		if (!cpuset_contains(cpus, cpu)) {
+			cpus->cpu[cpus->n] = cpu;
+			cpus->weight[cpus->n++] = 0;
+		}
+	}
+}
+
 /* What the record says the instance is in (or moving to, after a killed
  * set), with the configuration and table the packets see now: a killed
  * set may have left the live bucket count behind the recorded one, and
- * the live table is where the new one starts from.
+ * the live table is where the new one starts from (and where a failed
+ * set goes back to).
  */
 static int read_current(struct steer_instance *in, const struct cpusteer_instance_state *st,
 			struct change *recorded, struct change *live)
@@ -89,6 +112,7 @@ static int read_current(struct steer_instance *in, const struct cpusteer_instanc
 	if (!live->table)
 		return -ENOMEM;
 	instance_read_table(in, live->table, live->cfg.nbuckets);
+	add_table_owners(&live->cpus, live->table, live->cfg.nbuckets);
 	return 0;
 }
 
@@ -120,8 +144,11 @@ static void print_moved(const struct instance_dir *d, const struct change *live,
 	if (rehashes(&live->cfg, &next->cfg)) {
 		moved = indirection_rehash_moved_fraction(live->table, live_n, next->table,
 							  next->cfg.nbuckets);
-		printf("cpusteer: updated %s: new hash, every flow rehashed: about %.1f%% of flows move to another CPU\n",
-		       d->shown, 100 * moved);
+		if (moved < 0)
+			printf("cpusteer: updated %s: new hash, every flow rehashed\n", d->shown);
+		else
+			printf("cpusteer: updated %s: new hash, every flow rehashed: about %.1f%% of flows move to another CPU\n",
+			       d->shown, 100 * moved);
 		return;
 	}
 	moved = indirection_moved_fraction(live->table, live_n, next->table, next->cfg.nbuckets);
@@ -176,15 +203,13 @@ static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st
 
 static int check_phase(const struct instance_dir *d, const struct cpusteer_instance_state *st)
 {
-	int ifindex = if_nametoindex(d->ifname);
-
 	if (st->phase == CPUSTEER_PHASE_LOADING || st->phase == CPUSTEER_PHASE_UNLOADING) {
 		log_err("cpusteer on %s was left unfinished by an interrupted %s (pid %u); run cpusteer unload %s",
 			d->shown, state_phase_command(st->phase), st->phase_pid, d->shown);
 		return -EBUSY;
 	}
-	if (!ifindex || (__u32)ifindex != st->ifindex) {
-		log_err("cannot change cpusteer on %s: the interface it was loaded on is gone from this network namespace (deleted, renamed or moved); cpusteer unload %s cleans up",
+	if (!state_device_here(st)) {
+		log_err("cannot change cpusteer on %s: the interface it was loaded on is gone from this network namespace (deleted, replaced, renamed or moved); cpusteer unload %s cleans up",
 			d->shown, d->shown);
 		return -ENODEV;
 	}
@@ -193,16 +218,20 @@ static int check_phase(const struct instance_dir *d, const struct cpusteer_insta
 
 /* Puts the maps back as the packets saw them and the record as it was,
  * but for the device values it recorded meanwhile: unload restores those
- * either way.
+ * either way. When what the packets saw was already between two
+ * configurations (a set killed before this one), or the way back failed,
+ * the record goes on saying that a set is to be finished.
  */
 static void roll_back(struct steer_instance *in, const struct change *live,
 		      struct cpusteer_instance_state *before, const struct cpusteer_instance_state *st)
 {
 	struct instance_target back = target_of(live);
+	bool unfinished = before->phase == CPUSTEER_PHASE_SETTING;
 
-	instance_converge(in, &back);
+	if (instance_converge(in, &back))
+		unfinished = true;
 	before->saved = st->saved;
-	state_enter(before, CPUSTEER_PHASE_READY);
+	state_enter(before, unfinished ? CPUSTEER_PHASE_SETTING : CPUSTEER_PHASE_READY);
 	instance_write_state(in, before);
 }
 

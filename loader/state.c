@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include "state.h"
 
 static void record_from(struct cpusteer_device_record *r, const struct device_settings *d)
@@ -93,6 +94,15 @@ void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_op
 	cm->qsize = st->qsize;
 	cm->remote = st->remote < REMOTE_ACTIONS ? st->remote : REMOTE_NONE;
 	cm->redirect_ifindex = st->redirect_ifindex;
+}
+
+bool state_device_here(const struct cpusteer_instance_state *st)
+{
+	char name[IF_NAMESIZE];
+	__u8 mac[6];
+
+	return if_indextoname(st->ifindex, name) && !strncmp(name, st->ifname, sizeof(st->ifname)) &&
+	       !device_hwaddr(name, mac) && !memcmp(mac, st->hwaddr, sizeof(mac));
 }
 
 void state_set_saved(struct cpusteer_instance_state *st, const struct device_settings *saved)

@@ -24,6 +24,13 @@ void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *c
 void state_get_cpus(const struct cpusteer_instance_state *st, struct cpuset *set);
 void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_opts *cm);
 
+/* Whether the device the instance was loaded on is at its recorded index
+ * in the caller's network namespace: same index, name and hardware
+ * address, not a device created since under the same name and index (nor
+ * the same device renamed).
+ */
+bool state_device_here(const struct cpusteer_instance_state *st);
+
 /* `saved`: the device's values from before cpusteer first changed them;
  * `applied`: the values cpusteer set.
  */

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "options.h"
 #include "pin_tree.h"
+#include "state.h"
 #include "stats_view.h"
 #include "trace.h"
 
@@ -113,19 +114,17 @@ static void note_missing(const struct stats_ctx *c)
 		log_err("note: tracepoints not attached, their figures stay out: %s", line);
 }
 
-/* The index of the instance's interface, or 0 when it is no longer the
- * device of that name here (deleted, replaced): the tracepoints see
- * ifindexes of every namespace, and a stale one would match the wrong
- * device.
+/* The index of the instance's interface, or 0 when that device is no
+ * longer here (deleted, replaced): the tracepoints see ifindexes of every
+ * namespace, and a stale one would match the wrong device.
  */
 static int instance_ifindex(struct stats_ctx *c)
 {
 	struct cpusteer_instance_state st;
-	int idx = if_nametoindex(c->dir.ifname);
 
-	if (!idx || instance_read_state(&c->in, &st) || st.ifindex != (__u32)idx)
+	if (instance_read_state(&c->in, &st) || !state_device_here(&st))
 		return 0;
-	return idx;
+	return st.ifindex;
 }
 
 static int open_all(struct stats_ctx *c)

@@ -14,6 +14,7 @@
 #include "attachment.h"
 #include "commands.h"
 #include "device.h"
+#include "elsewhere.h"
 #include "indirection.h"
 #include "json.h"
 #include "kernel_features.h"
@@ -65,7 +66,7 @@ static void explain(struct status_view *v)
 			 state_phase_command(v->st.phase), v->st.phase_pid, n);
 	else if (v->gone)
 		snprintf(v->problem, sizeof(v->problem),
-			 "the interface is gone (deleted, renamed or moved); cpusteer unload %s cleans up",
+			 "the interface is gone (deleted, replaced, renamed or moved); cpusteer unload %s cleans up",
 			 n);
 	else if (!v->attached)
 		snprintf(v->problem, sizeof(v->problem),
@@ -91,7 +92,7 @@ static void read_table(struct steer_instance *in, struct status_view *v)
 static int collect(struct instance_dir *d, struct status_view *v)
 {
 	struct steer_instance in;
-	int ifindex, err;
+	int err;
 
 	memset(v, 0, sizeof(*v));
 	v->dir = d;
@@ -114,9 +115,8 @@ static int collect(struct instance_dir *d, struct status_view *v)
 			read_table(&in, v);
 		instance_close(&in);
 		state_get_saved(&v->st, &v->saved);
-		ifindex = if_nametoindex(d->ifname);
-		v->gone = !ifindex || (__u32)ifindex != v->st.ifindex;
-		v->attached = !attachment_find(v->st.ifindex, v->st.prog_id, &v->att);
+		v->gone = !state_device_here(&v->st);
+		v->attached = !v->gone && !attachment_find(v->st.ifindex, v->st.prog_id, &v->att);
 		if (!v->gone)
 			device_read(d->ifname, &v->dev);
 	}
@@ -142,6 +142,7 @@ static const char *attach_kind(const struct status_view *v)
 static void print_text(const struct status_view *v)
 {
 	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
+	char pins[4 * sizeof(v->dir->path)];
 	char name[IF_NAMESIZE];
 	__u32 i;
 
@@ -150,7 +151,8 @@ static void print_text(const struct status_view *v)
 		printf("  %-18s NEEDS ATTENTION: %s\n", "state", v->problem);
 	else
 		printf("  %-18s ready\n", "state");
-	printf("  %-18s %s\n", "pins", v->dir->path);
+	log_printable(v->dir->path, pins, sizeof(pins));
+	printf("  %-18s %s\n", "pins", pins);
 	if (!v->complete)
 		return;
 	if (v->st.remote == REMOTE_REDIRECT) {
@@ -303,7 +305,12 @@ static void show_here(struct listing *l, const char *ifname)
 	struct instance_dir d;
 
 	instance_dir_init_in(&d, ifname, l->here, l->here_ino);
-	if (instance_dir_open(&d, DIR_LOCK_SH)) {
+	switch (instance_dir_open(&d, DIR_LOCK_SH)) {
+	case 0:
+		break;
+	case -ENOENT:	/* unloaded while we waited for its lock */
+		return;
+	default:
 		l->errors++;
 		return;
 	}
@@ -331,39 +338,32 @@ static void show_here(struct listing *l, const char *ifname)
 /* An instance of another namespace: one line with how to reach it. */
 static void show_elsewhere(struct listing *l, __u64 cookie, const char *ifname)
 {
-	struct cpusteer_instance_state st;
-	char path[300], hint[400], args[96], shown[IFNAME_SHOWN_LEN];
-	struct steer_instance in;
+	char hint[400], args[96], pins[4 * sizeof(((struct instance_dir *)0)->path)];
 	struct instance_dir d;
+	struct elsewhere e;
 
-	instance_dir_init_in(&d, ifname, cookie, 0);
-	instance_init(&in);
-	path[0] = '\0';
-	if (!instance_dir_open(&d, 0) && !instance_open_record(&in, d.fd) &&
-	    !instance_read_state(&in, &st))
-		netns_locate(cookie, st.netns_ino, path, sizeof(path));
-	instance_close(&in);
-	instance_dir_close(&d);
-	log_printable(ifname, shown, sizeof(shown));
+	elsewhere_describe(cookie, ifname, &e);
+	instance_dir_init_in(&d, ifname, cookie, e.netns_ino);
 	l->elsewhere++;
 	if (l->as_json) {
 		json_object_open(l->j, NULL);
-		json_string(l->j, "interface", shown);
+		json_string(l->j, "interface", d.shown);
 		json_string(l->j, "pins", d.path);
-		if (path[0])
-			json_string(l->j, "netns", path);
-		else
+		if (e.ns_gone)
 			json_null(l->j, "netns");
+		else
+			json_string(l->j, "netns", e.netns_path);
 		json_object_close(l->j);
 		return;
 	}
-	snprintf(args, sizeof(args), "status %s", shown);
-	netns_hint(path, args, hint, sizeof(hint));
-	if (path[0])
-		printf("%s: in another network namespace: %s\n", shown, hint);
+	log_printable(d.path, pins, sizeof(pins));
+	snprintf(args, sizeof(args), "status %s", d.shown);
+	netns_hint(e.netns_path, args, hint, sizeof(hint));
+	if (!e.ns_gone)
+		printf("%s: in another network namespace: %s\n", d.shown, hint);
 	else
-		printf("%s: in a network namespace no process or /run/netns name holds any more (pins %s)\n",
-		       shown, d.path);
+		printf("%s: in a network namespace that no longer exists (pins %s; cpusteer unload %s removes them)\n",
+		       d.shown, pins, d.shown);
 }
 
 static int visit_here(__u64 cookie, const char *ifname, void *arg)
@@ -384,21 +384,30 @@ static int visit_elsewhere(__u64 cookie, const char *ifname, void *arg)
 	return 0;
 }
 
-/* IFACE has no instance here: a cpusteer program whose pins are gone may
- * still be attached to it.
+/* IFACE has no instance here: the cpusteer program attached to it may
+ * belong to an instance whose interface moved here or was renamed, or to
+ * none (its pins are gone).
  */
 static void report_missing(const struct listing *l, const char *ifname)
 {
-	char shown[IFNAME_SHOWN_LEN];
-	int ifindex = if_nametoindex(ifname);
+	char shown[IFNAME_SHOWN_LEN], owner[IFNAME_SHOWN_LEN];
+	struct elsewhere e;
 	struct attachment a;
 
 	log_printable(ifname, shown, sizeof(shown));
-	if (ifindex && !attachment_find(ifindex, 0, &a))
+	if (elsewhere_attached(ifname, &a, &e)) {
+		if (!l->elsewhere)
+			log_err("cpusteer is not loaded on %s in this network namespace", shown);
+		return;
+	}
+	log_printable(e.ifname, owner, sizeof(owner));
+	if (e.found)
+		log_err("%s: cpusteer program %u belongs to the instance loaded on %s%s%s (the interface moved here or was renamed); cpusteer unload %s removes it",
+			shown, a.prog_id, owner, e.ns_gone ? "" : " in ",
+			e.ns_gone ? "" : e.netns_path, shown);
+	else
 		log_err("%s: cpusteer program %u is attached with no pins (left by an older or interrupted cpusteer); cpusteer unload %s detaches it",
 			shown, a.prog_id, shown);
-	else if (!l->elsewhere)
-		log_err("cpusteer is not loaded on %s in this network namespace", shown);
 }
 
 static int status(const char *ifname, bool as_json)

@@ -44,6 +44,17 @@ static void note_saved(const struct instance_dir *d, const struct device_setting
 	log_err("note: the settings cpusteer changed on %s were, before it: %s", d->shown, list);
 }
 
+/* Puts `saved` back on device `name`; when that fails the pins go all the
+ * same (what failed may never work), so the values go to the operator.
+ */
+static void restore(const struct instance_dir *d, const char *name,
+		    const struct device_settings *saved, struct outcome *o)
+{
+	o->restored = !device_restore(name, saved);
+	if (!o->restored)
+		note_saved(d, saved);
+}
+
 /* Detaches the program of `a` from ifindex and restores `saved` on that
  * device, in the calling thread's network namespace.
  */
@@ -57,7 +68,7 @@ static int undo_attached(const struct instance_dir *d, int ifindex, const struct
 		return err;
 	/* The device may have been renamed since; its index is what counts. */
 	if (saved->mask && if_indextoname(ifindex, name))
-		o->restored = !device_restore(name, saved);
+		restore(d, name, saved, o);
 	return 0;
 }
 
@@ -88,9 +99,13 @@ static int undo_here_if_attached(void *arg)
 		found = 1;
 		m->err = undo_attached(m->d, i->if_index, &a, &saved, m->o);
 		log_printable(i->if_name, shown, sizeof(shown));
-		snprintf(m->o->how, sizeof(m->o->how),
-			 "the interface had moved to network namespace %s (as %s); detached there", m->path,
-			 shown);
+		if (strcmp(m->path, NETNS_SELF))
+			snprintf(m->o->how, sizeof(m->o->how),
+				 "the interface had moved to network namespace %s (as %s); detached there",
+				 m->path, shown);
+		else
+			snprintf(m->o->how, sizeof(m->o->how),
+				 "the interface had moved here (as %s) or was renamed; detached", shown);
 	}
 	if (ifs)
 		if_freenameindex(ifs);
@@ -103,19 +118,6 @@ static int search_namespace(const char *path, int nsfd, void *arg)
 
 	m->path = path;
 	return netns_run_in(nsfd, undo_here_if_attached, m) > 0;
-}
-
-/* The device at the recorded index is the one cpusteer was loaded on:
- * same name and same hardware address, not a device created since under
- * the same name and index.
- */
-static bool same_device(const struct cpusteer_instance_state *st)
-{
-	char name[IF_NAMESIZE];
-	__u8 mac[6];
-
-	return if_indextoname(st->ifindex, name) && !strncmp(name, st->ifname, sizeof(st->ifname)) &&
-	       !device_hwaddr(name, mac) && !memcmp(mac, st->hwaddr, sizeof(mac));
 }
 
 /* Detaches the recorded program and restores the recorded settings where
@@ -139,11 +141,11 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 		snprintf(o->how, sizeof(o->how), "detached");
 		return undo_attached(d, st->ifindex, &a, &saved, o);
 	}
-	if (here && same_device(st)) {
+	if (here && state_device_here(st)) {
 		snprintf(o->how, sizeof(o->how), "its program was already detached%s",
 			 saved.mask ? "; device settings restored" : "");
 		if (saved.mask)
-			o->restored = !device_restore(st->ifname, &saved);
+			restore(d, st->ifname, &saved, o);
 		return 0;
 	}
 	if (netns_for_each(search_namespace, &m, !here))
@@ -161,22 +163,17 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 	return 0;
 }
 
-/* No pins left, or none readable: a cpusteer program may still be
- * attached to the interface.
- */
-static int detach_orphan(const struct instance_dir *d, struct outcome *o)
+/* Detaches a cpusteer program no instance recorded (its pins are gone). */
+static int detach_orphan(const struct instance_dir *d, const struct attachment *a,
+			 struct outcome *o)
 {
-	int ifindex = if_nametoindex(d->ifname), err;
-	struct attachment a;
+	int err = attachment_detach(if_nametoindex(d->ifname), a, d->shown);
 
-	if (!ifindex || attachment_find(ifindex, 0, &a))
-		return -ENOENT;
-	err = attachment_detach(ifindex, &a, d->shown);
 	if (err)
 		return err;
 	snprintf(o->how, sizeof(o->how),
 		 "detached cpusteer program %u, which had no pins (device settings unknown, left alone)",
-		 a.prog_id);
+		 a->prog_id);
 	return 0;
 }
 
@@ -191,8 +188,7 @@ static int unload_locked(struct instance_dir *d, bool here, struct outcome *o)
 		/* A load killed before its first pin, or pins of another
 		 * version: nothing recorded to restore.
 		 */
-		if (detach_orphan(d, o))
-			snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
+		snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
 	} else {
 		state_enter(&st, CPUSTEER_PHASE_UNLOADING);
 		instance_write_state(&in, &st);
@@ -206,11 +202,54 @@ static int unload_locked(struct instance_dir *d, bool here, struct outcome *o)
 	return instance_dir_remove(d);
 }
 
+/* Opens, locked, the instance another search found; it may have been
+ * unloaded meanwhile by another command.
+ */
+static int open_found(struct instance_dir *d, const char *ifname, const struct elsewhere *e)
+{
+	char shown[IFNAME_SHOWN_LEN];
+	int err;
+
+	snprintf(shown, sizeof(shown), "%s", d->shown);
+	instance_dir_init_in(d, ifname, e->netns_cookie, e->netns_ino);
+	err = instance_dir_open(d, DIR_LOCK_EX);
+	if (err == -ENOENT)
+		log_err("cpusteer is not loaded on %s in this network namespace", shown);
+	return err;
+}
+
+/* No instance of this name here: the instance whose program sits on the
+ * interface (it moved here from another namespace, or was renamed), then
+ * one of that name whose namespace is gone; else a cpusteer program no
+ * instance recorded is detached. Leaves in *d the instance to unload, if
+ * any, open and locked.
+ */
+static int find_elsewhere(struct instance_dir *d, bool *here, struct outcome *o)
+{
+	struct elsewhere owner, e;
+	struct attachment a;
+
+	instance_dir_prune(d);
+	if (!elsewhere_attached(d->ifname, &a, &owner)) {
+		if (!owner.found)
+			return detach_orphan(d, &a, o);
+		*here = owner.netns_cookie == d->netns_cookie;
+		return open_found(d, owner.ifname, &owner);
+	}
+	elsewhere_find(d, &e);
+	if (e.found && e.ns_gone) {
+		/* Its namespace is gone: nothing can reach it but this. */
+		*here = false;
+		return open_found(d, e.ifname, &e);
+	}
+	elsewhere_report(d, &e, "unload");
+	return -ENOENT;
+}
+
 static int unload(const char *ifname)
 {
 	struct outcome o = { .how = "pins removed", .restored = true };
 	struct instance_dir d;
-	struct elsewhere e;
 	bool here = true;
 	int err, sig;
 
@@ -219,20 +258,8 @@ static int unload(const char *ifname)
 		return err;
 	signals_defer();
 	err = instance_dir_open(&d, DIR_LOCK_EX);
-	if (err == -ENOENT) {
-		elsewhere_find(&d, &e);
-		if (e.found && e.ns_gone) {
-			/* Its namespace is gone: nothing can reach it but this. */
-			instance_dir_init_in(&d, ifname, e.netns_cookie, e.netns_ino);
-			err = instance_dir_open(&d, DIR_LOCK_EX);
-			here = false;
-		} else {
-			instance_dir_prune(&d);
-			err = detach_orphan(&d, &o);
-			if (err == -ENOENT)
-				elsewhere_report(&d, &e, "unload");
-		}
-	}
+	if (err == -ENOENT)
+		err = find_elsewhere(&d, &here, &o);
 	if (!err && d.fd >= 0) {
 		err = unload_locked(&d, here, &o);
 		instance_dir_close(&d);
