@@ -13,9 +13,14 @@
 # - skb mode loads, shows and unloads;
 # - a dotted (VLAN-style) name works end to end, its pin folder has no dot;
 # - an interface deleted while loaded is reported gone and unloads; one
-#   recreated with the same name and index is not cpusteer's to restore;
+#   recreated with the same name and index is not cpusteer's: set refuses
+#   to touch it, status reports the interface gone and not attached, and
+#   unload does not restore settings on it;
 # - an interface moved to another namespace is detached and restored
-#   there by unload run in the old one;
+#   there by unload run in the old one, or by unload run in the new one
+#   (where status names the instance its program belongs to);
+# - an interface renamed while loaded is unloaded by its new name: its
+#   program detached, its setting restored, the pins removed;
 # - the same name in two namespaces is two instances: set, stats, status
 #   and unload each act on their own one, and a command run where neither
 #   is names a namespace and the nsenter command that works there.
@@ -29,12 +34,17 @@
 #   |                            |          | vm<pid> <-> vn<pid>  moved to C|
 #   |                            |          |   (then a namesake vm<pid>     |
 #   |                            |          |    with its ifindex, peer vo)  |
+#   |                            |          | vk<pid> <-> vl<pid>  moved to C|
+#   |                            |          | vr<pid> <-> vt<pid>  renamed   |
+#   |                            |          |   to vs<pid>                   |
 #   |                            |          +--------------------------------+
 #   |                            |          netns csC<pid>
 #   |                            |          +--------------------------------+
 #   | vethC<pid> 10.201.0.1      |<-------->| vethB<pid> 10.201.0.2  same    |
 #   +----------------------------+          |   name as B's: a 2nd instance  |
 #                                           | vm<pid>, moved here from B     |
+#                                           | vk<pid>, moved here from B and |
+#                                           |   unloaded from here           |
 #                                           +--------------------------------+
 #
 # The bad-name and unprivileged-user tests run cpusteer in B's network
@@ -54,6 +64,9 @@ FLOWS_C="--src $IPC_A --dst $IPC --sport 30000 --dport 20000"
 DOT=vd$$.100
 VG=vg$$
 VM=vm$$
+VK=vk$$
+VR=vr$$
+VS=vs$$
 CANARY_DIR=/tmp/cpusteer-canary.$$
 PRIV_PID=
 PRIV_LOADED=0
@@ -71,9 +84,11 @@ BADNAME=(bad_interface_names_refused_by_load bad_interface_names_refused_by_set
 AFTER=(bpffs_root_unloads_after_user_attempts)
 HOST=(skb_mode_load_status_unload dotted_name_load_status_set_unload
 	deleted_interface_status_reports_gone deleted_interface_unload_removes_pins
+	recreated_interface_same_index_set_refused recreated_interface_same_index_status_reports_gone
 	recreated_interface_same_index_gro_untouched_by_unload
 	moved_interface_unload_detaches_and_restores_in_new_namespace
-	moved_interface_unload_leaves_namesake_alone)
+	moved_interface_unload_leaves_namesake_alone moved_interface_unload_from_its_new_namespace
+	renamed_interface_unload_by_new_name)
 SAME=(same_name_two_namespaces_load_independently same_name_set_changes_only_its_namespace
 	same_name_stats_count_only_own_traffic same_name_status_lists_own_and_other_namespace
 	same_name_wrong_namespace_refused_with_working_hint same_name_unload_leaves_other_working)
@@ -513,10 +528,13 @@ else
 fi
 t_end
 
-# Same name, same ifindex, GRO set by hand on the new device: unload must
-# leave it. GRO was off before the load and load turned it on, so an
-# unload that restored "off" on the newcomer would show.
-t_begin recreated_interface_same_index_gro_untouched_by_unload
+# Same name, same ifindex, another device: not the one cpusteer was loaded
+# on. GRO was off before the load and load turned it on. The newcomer
+# starts with GRO off, so a set --gro on that took it for the instance's
+# own would show; then GRO on by hand, so an unload that restored "off"
+# on it would show.
+t_begin recreated_interface_same_index_set_refused
+vg_new=0
 if ! pair_in_b "$VG" vh$$ || ! in_b ethtool -K "$VG" gro off; then
 	t_fail "cannot make $VG in $NSB with GRO off"
 elif ! out=$(cs load "$VG" --cpus 0 --gro on 2>&1); then
@@ -525,17 +543,39 @@ else
 	idx=$(ifindex_in "$NSB" "$VG")
 	t_eq "GRO on $VG while loaded" on "$(gro_in "$NSB" "$VG")"
 	ip -n "$NSB" link del "$VG"
-	if ! pair_in_b "$VG" vh$$ index "$idx"; then
-		t_fail "cannot recreate $VG with ifindex $idx"
+	if ! pair_in_b "$VG" vh$$ index "$idx" || ! in_b ethtool -K "$VG" gro off; then
+		t_fail "cannot recreate $VG with ifindex $idx and GRO off"
 	else
+		vg_new=1
 		t_eq "ifindex of the new $VG" "$idx" "$(ifindex_in "$NSB" "$VG")"
-		in_b ethtool -K "$VG" gro on || t_fail "cannot set GRO on the new $VG"
-		out=$(cs unload "$VG" 2>&1)
-		t_eq "unload exit status ($out)" 0 $?
-		t_eq "GRO of the new $VG after unload" on "$(gro_in "$NSB" "$VG")"
-		t_eq "XDP program on the new $VG" "" "$(xdp_prog_id "$VG")"
-		[ -e "$pvg" ] && t_fail "pins left at $pvg"
+		cs set "$VG" --gro on >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+		check_refused "set $VG --gro on" 1 $? "$NETNS_TMP/err" \
+			"cpusteer: cannot change cpusteer on $VG: the interface it was loaded on is gone"
+		t_eq "GRO of the new $VG after the refused set" off "$(gro_in "$NSB" "$VG")"
 	fi
+fi
+t_end
+
+t_begin recreated_interface_same_index_status_reports_gone
+if [ $vg_new != 1 ]; then
+	t_fail "no recreated $VG to test with (see above)"
+else
+	t_eq "status $VG: interface_gone attached" "true false" \
+		"$(cs status "$VG" --json 2>&1 |
+			jq -r '.instances[0] | "\(.interface_gone) \(.attached)"' 2>&1)"
+fi
+t_end
+
+t_begin recreated_interface_same_index_gro_untouched_by_unload
+if [ $vg_new != 1 ]; then
+	t_fail "no recreated $VG to test with (see above)"
+else
+	in_b ethtool -K "$VG" gro on || t_fail "cannot set GRO on the new $VG"
+	out=$(cs unload "$VG" 2>&1)
+	t_eq "unload exit status ($out)" 0 $?
+	t_eq "GRO of the new $VG after unload" on "$(gro_in "$NSB" "$VG")"
+	t_eq "XDP program on the new $VG" "" "$(xdp_prog_id "$VG")"
+	[ -e "$pvg" ] && t_fail "pins left at $pvg"
 fi
 t_end
 ip -n "$NSB" link del "$VG" 2>/dev/null
@@ -588,6 +628,70 @@ fi
 t_end
 ip -n "$NSB" link del "$VM" 2>/dev/null
 ip -n "$NSC" link del "$VM" 2>/dev/null
+
+# vk in B, GRO off, loaded with --gro on, moved to C; this time the
+# command runs in C, where the device now is and where no instance of its
+# name is: the program on vk belongs to B's instance, whose record (GRO
+# was off) is what unload must restore. A program taken for one with no
+# pins would be detached with its settings left as they are.
+t_begin moved_interface_unload_from_its_new_namespace
+if ! pair_in_b "$VK" vl$$ || ! in_b ethtool -K "$VK" gro off; then
+	t_fail "cannot make $VK in $NSB with GRO off"
+elif ! out=$(cs load "$VK" --cpus 0 --gro on 2>&1); then
+	t_fail "load $VK --gro on failed: $out"
+else
+	prog=$(xdp_prog_id "$VK")
+	ip -n "$NSB" link set "$VK" netns "$NSC" || t_fail "cannot move $VK to $NSC"
+	if [ "$(xdp_id_in "$NSC" "$VK")" != "$prog" ]; then
+		t_fail "the kernel did not keep program $prog on $VK moved to $NSC (has '$(xdp_id_in "$NSC" "$VK")')"
+	else
+		t_eq "GRO on $VK in $NSC before the unload" on "$(gro_in "$NSC" "$VK")"
+		csc status "$VK" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+		line=$(head -n 1 "$NETNS_TMP/err")
+		[ "$(nlines "$NETNS_TMP/err")" = 1 ] ||
+			t_fail "status in $NSC: lines on stderr: expected 1, got $(nlines "$NETNS_TMP/err"): '$(tr '\n' '|' <"$NETNS_TMP/err")'"
+		[[ $line =~ /run/netns/$NSB([^0-9]|$) ]] && [[ $line == *"$prog"* ]] ||
+			t_fail "status in $NSC: expected a line naming program $prog and the instance in /run/netns/$NSB, got '$line'"
+		out=$(csc unload "$VK" 2>&1)
+		t_eq "unload in $NSC exit status ($out)" 0 $?
+		t_eq "XDP program on $VK in $NSC" "" "$(xdp_id_in "$NSC" "$VK")"
+		t_eq "GRO on $VK in $NSC (restored)" off "$(gro_in "$NSC" "$VK")"
+		[ -e "$NSDIR_B/$VK" ] && t_fail "pins left at $NSDIR_B/$VK: $(ls "$NSDIR_B/$VK" | tr '\n' ' ')"
+	fi
+fi
+t_end
+ip -n "$NSC" link del "$VK" 2>/dev/null
+ip -n "$NSB" link del "$VK" 2>/dev/null
+
+# --- an interface renamed while loaded ------------------------------------------
+#
+# vr in B, GRO off, loaded with --gro on, renamed to vs (a name no
+# instance has): unload vs finds the instance of vr by its program.
+
+t_begin renamed_interface_unload_by_new_name
+if ! pair_in_b "$VR" vt$$ || ! in_b ethtool -K "$VR" gro off; then
+	t_fail "cannot make $VR in $NSB with GRO off"
+elif ! out=$(cs load "$VR" --cpus 0 --gro on 2>&1); then
+	t_fail "load $VR --gro on failed: $out"
+else
+	prog=$(xdp_prog_id "$VR")
+	if ! ip -n "$NSB" link set "$VR" down || ! ip -n "$NSB" link set "$VR" name "$VS" ||
+		! ip -n "$NSB" link set "$VS" up; then
+		t_fail "cannot rename $VR to $VS"
+	elif [ "$(xdp_prog_id "$VS")" != "$prog" ]; then
+		t_fail "the kernel did not keep program $prog on $VR renamed $VS (has '$(xdp_prog_id "$VS")')"
+	else
+		t_eq "GRO on $VS before the unload" on "$(gro_in "$NSB" "$VS")"
+		out=$(cs unload "$VS" 2>&1)
+		t_eq "unload $VS exit status ($out)" 0 $?
+		t_eq "XDP program on $VS" "" "$(xdp_prog_id "$VS")"
+		t_eq "GRO on $VS (restored)" off "$(gro_in "$NSB" "$VS")"
+		[ -e "$NSDIR_B/$VR" ] && t_fail "pins left at $NSDIR_B/$VR: $(ls "$NSDIR_B/$VR" | tr '\n' ' ')"
+	fi
+fi
+t_end
+ip -n "$NSB" link del "$VS" 2>/dev/null
+ip -n "$NSB" link del "$VR" 2>/dev/null
 
 # --- the same name in two namespaces --------------------------------------------
 

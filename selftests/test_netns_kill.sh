@@ -21,6 +21,12 @@
 # - when status named `cpusteer set`, every other time that is run first:
 #   it must end in the set's configuration, maps and device (a test of its
 #   own, netns_kill_set_finished_by_set, reported last);
+# - a set that fails after a killed one (set --cpus 1 killed at each bpf
+#   call after its record said "setting", then set --threaded-napi on,
+#   which a veth without NAPI refuses) goes back to the table the packets
+#   saw with a cpumap entry for every CPU a bucket names, and the record
+#   goes on saying that a set is to be finished (a test of its own,
+#   netns_kill_set_then_failing_set_keeps_entries);
 # - `unload` then works (exit 0, or 1 "not loaded" when nothing was
 #   left), and leaves no program, no pins and the device as before the
 #   load;
@@ -51,9 +57,10 @@ S_LOAD_BPF=netns_kill_strace_load_bpf
 S_LOAD_DIRS=netns_kill_strace_load_dirs_lock
 S_SET=netns_kill_strace_set
 S_UNLOAD=netns_kill_strace_unload
+KEEPS=netns_kill_set_then_failing_set_keeps_entries
 FINISHED=netns_kill_set_finished_by_set
 ALL=("$K_LOAD" "$K_SET" "$K_UNLOAD" "$I_LOAD" "$I_SET" "$I_UNLOAD" "$S_LOAD_BPF" "$S_LOAD_DIRS"
-	"$S_SET" "$S_UNLOAD" "$FINISHED")
+	"$S_SET" "$S_UNLOAD" "$KEEPS" "$FINISHED")
 
 netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ALL[@]}"
 in_b ethtool -K "$VB" gro on || t_abort "cannot turn GRO on on $VB" "${ALL[@]}"
@@ -593,6 +600,62 @@ else
 		done
 	done
 	load_ok "closing" "${LOAD_ARGS[@]}" && unload_clean "closing"
+	t_end
+	report_seen
+fi
+
+# A set killed once its record says "setting", then a set that fails: the
+# way back goes to the table the packets see, whose owners (CPU 0 while the
+# killed set had not yet written the table) the record does not name, so
+# each needs its cpumap entry kept; and what the packets see is still
+# between two configurations, so the record must go on saying a set is to
+# be finished. The failure: threaded NAPI on a veth with no NAPI (XDP in
+# skb mode and GRO off). A kill at call N stops call N itself, so the
+# kills start at the call after the record's write.
+t_begin $KEEPS
+if [ $have_strace = 0 ]; then
+	t_skip "strace with fault injection (-e inject) is not installed"
+else
+	KEEP_LOAD=(--cpus 0 --buckets 512 --xdp-mode skb --gro off)
+	cs load "$VB" "${KEEP_LOAD[@]}" >/dev/null 2>&1
+	n=$(count_calls bpf set "$VB" --cpus 1)
+	cs unload "$VB" >/dev/null 2>&1
+	# The record: the map opened from the pin instance_state; its first
+	# update is the write of phase setting.
+	fd=$(sed -n 's/.*BPF_OBJ_GET, {pathname="[^"]*\/instance_state".*) = \([0-9]*\)$/\1/p' \
+		"$NETNS_TMP/count" | head -n 1)
+	rec=$(grep ' bpf(' "$NETNS_TMP/count" | grep -n "BPF_MAP_UPDATE_ELEM, {map_fd=${fd:-none}," |
+		head -n 1 | cut -d: -f1)
+	if [ -z "$rec" ] || ! [ "${n:-0}" -gt "$rec" ]; then
+		t_fail "strace saw no update of the record among the $n bpf calls of set: $(head -c 300 "$NETNS_TMP/count")"
+	else
+		for k in $(seq $((rec + 1)) "$n"); do
+			w="SIGKILL at bpf call $k of set --cpus 1"
+			load_ok "$w: load before the set" "${KEEP_LOAD[@]}" || continue
+			strace_kill bpf "$k" set "$VB" --cpus 1
+			[ "$KILLED" = 1 ] || t_fail "$w: the set was not killed"
+			t_eq "$w: phase after the kill" setting \
+				"$(cs status "$VB" --json 2>&1 | jq -r '.instances[0].phase' 2>&1)"
+			seen "table-$("$TOOLS/steer_maps" table "$PINS" 512 2>&1 | sort -u | paste -sd +)"
+			out=$(cs set "$VB" --threaded-napi on 2>&1)
+			t_eq "$w: then set --threaded-napi on: exit status ($out)" 1 $?
+			[[ $out == *"threaded NAPI"* ]] ||
+				t_fail "$w: set --threaded-napi on should fail on threaded NAPI, said '$out'"
+			entries=" $(cpumap_cpus)"
+			for cpu in $("$TOOLS/steer_maps" table "$PINS" 512 2>&1 | sort -u); do
+				[[ $entries == *" $cpu "* ]] ||
+					t_fail "$w: after the failed set, CPU $cpu owns buckets but has no cpumap entry (entries:$entries)"
+			done
+			read -r phase problem < <(cs status "$VB" --json 2>&1 |
+				jq -r '.instances[0] | "\(.phase) \(.problem)"' 2>&1)
+			t_eq "$w: phase after the failed set" setting "$phase"
+			[[ $problem == *"cpusteer set $VB"* ]] ||
+				t_fail "$w: status problem after the failed set should name 'cpusteer set $VB', got '$problem'"
+			LEFT=setting
+			unload_after "$w"
+		done
+		echo "# $T_NAME: set --cpus 1 makes $n bpf calls, the record's write is call $rec; killed at $((rec + 1))..$n"
+	fi
 	t_end
 	report_seen
 fi
