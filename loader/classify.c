@@ -287,6 +287,8 @@ int cmd_classify(int argc, char **argv)
 		log_err("classify needs exactly one capture file (see cpusteer classify --help)");
 		return EXIT_USAGE;
 	}
+	if (steer_opts_check_usage(&o))
+		return EXIT_USAGE;
 	if (steer_opts_finish(&o))
 		return 1;
 	cap = capture_open_read(argv[optind]);

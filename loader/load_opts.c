@@ -183,7 +183,7 @@ int load_opts_parse(struct load_opts *lo, const char *command, int argc, char **
 		return -EINVAL;
 	}
 	lo->ifname = argv[optind];
-	if (ifname_check(lo->ifname))
+	if (ifname_check(lo->ifname) || steer_opts_check_usage(&lo->steer))
 		return -EINVAL;
 	/* The attach itself is load's: changing it means a new attach. */
 	if (strcmp(command, "load") && (lo->xdp_mode_given || lo->notouch)) {

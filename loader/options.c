@@ -151,6 +151,16 @@ int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running
 	return 0;
 }
 
+int steer_opts_check_usage(const struct steer_opts *o)
+{
+	struct cpuset cpus;
+
+	if (!o->weights_given || !o->cpus_given)
+		return 0;
+	cpus = o->cpus;
+	return cpuset_parse_weights(&cpus, o->weights_arg);
+}
+
 int steer_opts_finish(struct steer_opts *o)
 {
 	int err;

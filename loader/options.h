@@ -63,6 +63,12 @@ int steer_opts_parse(struct steer_opts *o, int id, const char *arg);
  */
 int steer_opts_finish(struct steer_opts *o);
 
+/* What can be checked of the command line alone, once all of it is read:
+ * --weights against --cpus when both are given. One line and -EINVAL
+ * when they do not fit (a usage error: nothing about the machine).
+ */
+int steer_opts_check_usage(const struct steer_opts *o);
+
 /* The checks of steer_opts_finish alone, also for a configuration merged
  * over a running one. CPUs of `running` (NULL when loading) need not be
  * online: a target may go offline under a running instance, and that must
