@@ -9,18 +9,13 @@
 
 int elsewhere_record(__u64 cookie, const char *ifname, struct cpusteer_instance_state *st)
 {
-	struct steer_instance in;
 	struct instance_dir d;
 	int err;
 
 	instance_dir_init_in(&d, ifname, cookie, 0);
-	instance_init(&in);
 	err = instance_dir_open(&d, 0);
 	if (!err)
-		err = instance_open_record(&in, d.fd);
-	if (!err)
-		err = instance_read_state(&in, st);
-	instance_close(&in);
+		err = instance_read_record(d.fd, st);
 	instance_dir_close(&d);
 	return err;
 }
@@ -110,4 +105,12 @@ void elsewhere_report(const struct instance_dir *here, const struct elsewhere *e
 	netns_hint(e->netns_path, args, hint, sizeof(hint));
 	log_err("cpusteer is not loaded on %s in this network namespace, but in %s (%s)",
 		here->shown, e->netns_path, hint);
+}
+
+void elsewhere_not_here(const struct instance_dir *here, const char *command)
+{
+	struct elsewhere e;
+
+	elsewhere_find(here, &e);
+	elsewhere_report(here, &e, command);
 }

@@ -42,6 +42,11 @@ void elsewhere_find(const struct instance_dir *here, struct elsewhere *e);
  */
 int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewhere *owner);
 
+/* elsewhere_find() and elsewhere_report() in one, for a command that
+ * acts only on the instance of this namespace.
+ */
+void elsewhere_not_here(const struct instance_dir *here, const char *command);
+
 /* One line for a command that found no instance of `here` in this
  * namespace: where it is instead and the command to run there
  * ("cpusteer COMMAND IFACE"), or that it is loaded nowhere.

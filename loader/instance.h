@@ -139,6 +139,10 @@ int instance_pin(struct steer_instance *in, int dirfd);
  * another version's.
  */
 int instance_open_record(struct steer_instance *in, int dirfd);
+/* The record of the instance in folder `dirfd`, read through a handle
+ * of its own: what instance_open_record() and instance_read_state() give.
+ */
+int instance_read_record(int dirfd, struct cpusteer_instance_state *st);
 /* Opens a running instance from its folder: the pinned maps and
  * programs, shapes checked, nothing loaded. `what` names the instance in
  * messages.

@@ -124,6 +124,19 @@ int instance_open_record(struct steer_instance *in, int dirfd)
 	return err;
 }
 
+int instance_read_record(int dirfd, struct cpusteer_instance_state *st)
+{
+	struct steer_instance in;
+	int err;
+
+	instance_init(&in);
+	err = instance_open_record(&in, dirfd);
+	if (!err)
+		err = instance_read_state(&in, st);
+	instance_close(&in);
+	return err;
+}
+
 int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 {
 	struct bpf_map_info info = {};

@@ -9,7 +9,6 @@
  * cpusteer unload removes.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <xdp/libxdp.h>
@@ -46,12 +45,10 @@ static void print_loaded(const struct load_opts *lo, const struct instance_dir *
 static int check_not_loaded(struct instance_dir *d)
 {
 	struct cpusteer_instance_state st;
-	struct steer_instance in;
 
 	if (instance_dir_is_empty(d))
 		return 0;
-	instance_init(&in);
-	if (!instance_open_record(&in, d->fd) && !instance_read_state(&in, &st) &&
+	if (!instance_read_record(d->fd, &st) &&
 	    (st.phase == CPUSTEER_PHASE_READY || st.phase == CPUSTEER_PHASE_SETTING))
 		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it%s",
 			d->shown, d->shown,
@@ -60,7 +57,6 @@ static int check_not_loaded(struct instance_dir *d)
 	else
 		log_err("cpusteer on %s was left unfinished by an interrupted command; run cpusteer unload %s first",
 			d->shown, d->shown);
-	instance_close(&in);
 	return -EEXIST;
 }
 
@@ -136,7 +132,7 @@ out_unpin:
 static int load(struct load_opts *lo)
 {
 	struct instance_dir d;
-	int ifindex, err, sig;
+	int ifindex, err;
 
 	err = instance_dir_init(&d, lo->ifname);
 	if (err)
@@ -162,10 +158,7 @@ static int load(struct load_opts *lo)
 	if (!err)
 		err = load_locked(lo, &d, ifindex);
 	instance_dir_close(&d);
-	sig = signals_take_pending();
-	if (sig)
-		log_err("note: %s arrived during load and was held until it %s", strsignal(sig),
-			err ? "failed" : "finished");
+	signals_report_held("load", err);
 	return err;
 }
 

@@ -46,18 +46,19 @@ static int deferred_pending(void)
 	return 0;
 }
 
-int signals_take_pending(void)
+void signals_report_held(const char *command, int err)
 {
 	struct timespec none = { 0 };
 	int sig = deferred_pending();
 	sigset_t one;
 
-	if (sig) {
-		sigemptyset(&one);
-		sigaddset(&one, sig);
-		sigtimedwait(&one, NULL, &none);
-	}
-	return sig;
+	if (!sig)
+		return;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigtimedwait(&one, NULL, &none);
+	log_err("note: %s arrived during %s and was held until it %s", strsignal(sig), command,
+		err ? "failed" : "finished");
 }
 
 /* The process holding a flock on `fd`'s file, from /proc/locks, with its

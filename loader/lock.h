@@ -23,10 +23,10 @@ int lock_wait(int fd, int op, const char *what);
 
 /* Defers the signals above for the rest of the command. */
 void signals_defer(void);
-/* The deferred signal that arrived, if any (0 if none), taken off the
- * pending set; a command that finished its change reports it and exits
- * normally.
+/* Takes a deferred signal that arrived off the pending set and says, in
+ * one line, that COMMAND held it until it finished (err 0) or failed; the
+ * command then exits with its own status.
  */
-int signals_take_pending(void);
+void signals_report_held(const char *command, int err);
 
 #endif

@@ -9,7 +9,6 @@
  * unload still restores every recorded setting.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,8 +293,7 @@ static int set(struct load_opts *lo)
 {
 	struct steer_instance in;
 	struct instance_dir d;
-	struct elsewhere e;
-	int err, sig;
+	int err;
 
 	err = instance_dir_init(&d, lo->ifname);
 	if (err)
@@ -303,8 +301,7 @@ static int set(struct load_opts *lo)
 	signals_defer();
 	err = instance_dir_open(&d, DIR_LOCK_EX);
 	if (err == -ENOENT || (!err && instance_dir_is_empty(&d))) {
-		elsewhere_find(&d, &e);
-		elsewhere_report(&d, &e, "set");
+		elsewhere_not_here(&d, "set");
 		err = -ENOENT;
 	}
 	if (!err)
@@ -314,10 +311,7 @@ static int set(struct load_opts *lo)
 		instance_close(&in);
 	}
 	instance_dir_close(&d);
-	sig = signals_take_pending();
-	if (sig)
-		log_err("note: %s arrived during set and was held until it %s", strsignal(sig),
-			err ? "failed" : "finished");
+	signals_report_held("set", err);
 	return err;
 }
 

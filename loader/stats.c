@@ -142,10 +142,7 @@ static int open_all(struct stats_ctx *c)
 		return -ENOMEM;
 	err = instance_dir_open(&c->dir, 0);
 	if (err == -ENOENT || (!err && instance_dir_is_empty(&c->dir))) {
-		struct elsewhere e;
-
-		elsewhere_find(&c->dir, &e);
-		elsewhere_report(&c->dir, &e, "stats");
+		elsewhere_not_here(&c->dir, "stats");
 		return -ENOENT;
 	}
 	if (!err)

@@ -96,11 +96,7 @@ static int collect(struct instance_dir *d, struct status_view *v)
 
 	memset(v, 0, sizeof(*v));
 	v->dir = d;
-	instance_init(&in);
-	err = instance_open_record(&in, d->fd);
-	if (!err)
-		err = instance_read_state(&in, &v->st);
-	instance_close(&in);
+	err = instance_read_record(d->fd, &v->st);
 	if (err == -EPROTO) {
 		log_err("%s: its record was made by another cpusteer version; cpusteer unload %s removes it",
 			d->shown, d->shown);

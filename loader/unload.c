@@ -9,7 +9,6 @@
  * by its name and detached too.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
@@ -251,7 +250,7 @@ static int unload(const char *ifname)
 	struct outcome o = { .how = "pins removed", .restored = true };
 	struct instance_dir d;
 	bool here = true;
-	int err, sig;
+	int err;
 
 	err = instance_dir_init(&d, ifname);
 	if (err)
@@ -267,10 +266,7 @@ static int unload(const char *ifname)
 	if (!err)
 		printf("cpusteer: unloaded from %s: %s%s\n", d.shown, o.how,
 		       o.restored ? "" : "; some device settings were not restored (see above)");
-	sig = signals_take_pending();
-	if (sig)
-		log_err("note: %s arrived during unload and was held until it %s", strsignal(sig),
-			err ? "failed" : "finished");
+	signals_report_held("unload", err);
 	if (!err && !o.restored)
 		err = -EIO;
 	return err;
