@@ -16,14 +16,18 @@ ARCH     := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
               -Iinclude -Ibpf -I.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) -Iloader
+# loader/ and its subfolders (see ARCHITECTURE.md); headers are included
+# by their bare names from any of them.
+LOADER_DIRS := loader $(sort $(patsubst %/,%,$(wildcard loader/*/)))
+CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(addprefix -I,$(LOADER_DIRS))
 LDLIBS   := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz) -lpcap -lm
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
-LOADER_SRCS := $(wildcard loader/*.c)
-LOADER_OBJS := $(patsubst loader/%.c,$(OUT)/loader/%.o,$(LOADER_SRCS))
+LOADER_SRCS := $(wildcard $(addsuffix /*.c,$(LOADER_DIRS)))
+LOADER_HDRS := $(wildcard $(addsuffix /*.h,$(LOADER_DIRS)))
+LOADER_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LOADER_SRCS))
 TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/test_*.c))
 TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard selftests/tools/*.c))
 # Everything in loader/ except main.c links into the selftests too.
@@ -46,7 +50,7 @@ all: $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# *//'
 
-$(OUT) $(OUT)/loader $(OUT)/selftests $(OUT)/selftests/tools:
+$(OUT) $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) | $(OUT)
@@ -58,8 +62,9 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
 
-$(OUT)/loader/%.o: loader/%.c $(wildcard loader/*.h) $(wildcard include/*.h) $(SKELS) | $(OUT)/loader
+$(OUT)/loader/%.o: loader/%.c $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS)
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/cpusteer: $(LOADER_OBJS)
