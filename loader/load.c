@@ -19,7 +19,7 @@
 #include "lock.h"
 #include "log.h"
 #include "names.h"
-#include "state.h"
+#include "instance_state.h"
 
 static void print_loaded(const struct load_opts *lo, const struct instance_dir *d,
 			 const struct cpusteer_instance_state *st)

@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "log.h"
 #include "options.h"
-#include "packet.h"
+#include "frame_builder.h"
 
 static const char sample_usage[] =
 	"usage: cpusteer sample-pcap [--flows N] FILE.pcap\n"

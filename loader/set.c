@@ -18,7 +18,7 @@
 #include "load_opts.h"
 #include "lock.h"
 #include "log.h"
-#include "state.h"
+#include "instance_state.h"
 
 /* A configuration of the maps: the recorded one a set starts from, the
  * one the packets see now, or the one it moves to.

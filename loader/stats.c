@@ -19,7 +19,7 @@
 #include "log.h"
 #include "options.h"
 #include "pin_tree.h"
-#include "state.h"
+#include "instance_state.h"
 #include "stats_view.h"
 #include "trace.h"
 

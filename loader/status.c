@@ -22,7 +22,7 @@
 #include "names.h"
 #include "netns.h"
 #include "trace.h"
-#include "state.h"
+#include "instance_state.h"
 
 static const char status_usage[] =
 	"usage: cpusteer status [IFACE] [--json]\n"

@@ -19,7 +19,7 @@
 #include "lock.h"
 #include "log.h"
 #include "netns.h"
-#include "state.h"
+#include "instance_state.h"
 
 static const char unload_usage[] =
 	"usage: cpusteer unload IFACE\n"

@@ -25,7 +25,7 @@
 #include "instance.h"
 #include "log.h"
 #include "options.h"
-#include "packet.h"
+#include "frame_builder.h"
 #include "steer.skel.h"
 #include "test_util.h"
 

@@ -20,7 +20,7 @@
 #include "log.h"
 #include "names.h"
 #include "options.h"
-#include "packet.h"
+#include "frame_builder.h"
 #include "stats_math.h"
 
 #define BENCH_MAX_RUNS 101

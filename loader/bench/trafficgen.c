@@ -26,7 +26,7 @@
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "log.h"
-#include "packet.h"
+#include "frame_builder.h"
 #include "trafficgen.h"
 #include "trafficgen.skel.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
-#include "state.h"
+#include "instance_state.h"
 
 static void record_from(struct cpusteer_device_record *r, const struct device_settings *d)
 {

@@ -2,8 +2,8 @@
 /* The pinned instance record (struct cpusteer_instance_state) and the
  * loader's own types: CPU sets, cpumap settings, device settings, phases.
  */
-#ifndef CPUSTEER_STATE_H
-#define CPUSTEER_STATE_H
+#ifndef CPUSTEER_INSTANCE_STATE_H
+#define CPUSTEER_INSTANCE_STATE_H
 
 #include "cpusteer.h"
 #include "device.h"

@@ -2,7 +2,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <netinet/in.h>
-#include "packet.h"
+#include "frame_builder.h"
 
 #define ETH_HLEN 14
 

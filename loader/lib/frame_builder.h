@@ -3,8 +3,8 @@
  * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
  * with valid IPv4, UDP and TCP checksums.
  */
-#ifndef CPUSTEER_PACKET_H
-#define CPUSTEER_PACKET_H
+#ifndef CPUSTEER_FRAME_BUILDER_H
+#define CPUSTEER_FRAME_BUILDER_H
 
 #include <stdbool.h>
 #include <stddef.h>
