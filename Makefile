@@ -43,9 +43,13 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all test clean vmlinux setup run help
+.PHONY: all layers test clean vmlinux setup run help
 
-all: $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
+all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
+
+# Which loader folder may include which (ARCHITECTURE.md).
+layers:
+	$(Q)scripts/check-layers.sh
 
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# *//'

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Checks that loader files include only headers of their own layer or of
+# a layer below it (ARCHITECTURE.md), so the folders keep meaning what
+# they say: an operator command never depends on the bench, a device knob
+# never on an instance. Prints one line per violation and fails if any.
+#   scripts/check-layers.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+# What each folder may include, besides include/, the generated
+# skeletons and system headers.
+declare -A may_include=(
+	[loader/lib]="loader/lib"
+	[loader/device]="loader/lib loader/device"
+	[loader/instance]="loader/lib loader/device loader/instance"
+	[loader]="loader/lib loader/device loader/instance loader"
+	[loader/bench]="loader/lib loader/device loader/instance loader loader/bench"
+)
+
+# The folder of every loader header, by bare name.
+declare -A folder_of
+for header in loader/*.h loader/*/*.h; do
+	folder_of[${header##*/}]=${header%/*}
+done
+
+bad=0
+# grep prints FILE:#include "HEADER" for every quoted include.
+while IFS=: read -r file line; do
+	header=${line#*\"}
+	header=${header%\"*}
+	from=${file%/*}
+	to=${folder_of[$header]:-}
+	[ -n "$to" ] || continue	# include/, a skeleton or a system header
+	if [ -z "${may_include[$from]+set}" ]; then
+		echo "check-layers: $file: folder $from is not in the layer table" >&2
+		bad=1
+		continue
+	fi
+	case " ${may_include[$from]} " in
+	*" $to "*) ;;
+	*)
+		echo "check-layers: $file includes $to/$header: $from may not depend on $to" >&2
+		bad=1
+		;;
+	esac
+done < <(grep -H '^#include "' loader/*.[ch] loader/*/*.[ch])
+exit $bad
