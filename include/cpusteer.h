@@ -144,7 +144,7 @@ struct cpusteer_decision {
 };
 
 /* Device settings as the loader records them: `mask` says which fields
- * hold a value (bits DEV_* in loader/device.h).
+ * hold a value (bits DEV_* in loader/device/device.h).
  */
 struct cpusteer_device_record {
 	__u32 mask;

@@ -2,7 +2,7 @@
 /* cpusteer stats: live counters of a running instance, one block per
  * interval, in the manner of xdp-bench. The steering program's own
  * per-CPU counters say what it decided; the cpumap and XDP tracepoints
- * (loader/trace.c) say what became of the frames after it.
+ * (loader/instance/trace.c) say what became of the frames after it.
  */
 #include <errno.h>
 #include <getopt.h>

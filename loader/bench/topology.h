@@ -24,8 +24,10 @@ struct topology {
 };
 
 /* Creates namespace, veth pair and addresses, turns tx checksumming off on
- * the sender (see KERNEL-NOTES: steered frames otherwise fail checksums),
- * and registers the topology for removal at exit and on SIGINT/SIGTERM.
+ * the sender (a frame that crossed a cpumap has lost the "checksum left to
+ * the device" mark a veth peer hands over, and the receiving stack would
+ * drop it as a checksum error), and registers the topology for removal at
+ * exit and on SIGINT/SIGTERM.
  */
 int topology_create(struct topology *t);
 /* Removes what topology_create made; safe to call twice. */
