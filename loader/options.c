@@ -7,36 +7,6 @@
 #include "log.h"
 #include "options.h"
 
-int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (!*arg || *end || errno || arg[0] == '-' || v < min || v > max) {
-		log_err("bad %s '%s': expected a whole number from %u to %u", what, arg, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
-int parse_seconds(const char *what, const char *arg, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (!*arg || *end || errno || !(v > 0) || v > max) {
-		log_err("bad %s '%s': expected seconds above 0, at most %.0f", what, arg, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-}
-
 /* The key is written as 32 hex digits, most significant first. */
 static int parse_key(const char *arg, __u64 key[2])
 {

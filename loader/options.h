@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include "cli.h"
 #include "cpusteer.h"
 #include "cpuset.h"
 
@@ -77,9 +78,6 @@ int steer_opts_check_usage(const struct steer_opts *o);
  */
 int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running);
 
-int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out);
-/* Seconds, fractions allowed, above 0 and at most `max`. */
-int parse_seconds(const char *what, const char *arg, double max, double *out);
 void key_format(const __u64 key[2], char *buf, size_t len);
 
 #endif

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "log.h"
+
+#define EXIT_USAGE 2
+#define MAX_OPTIONS 48
+#define OPTION_ID_BASE 0x100	/* above every short option's letter */
+#define SELECTOR_ID (OPTION_ID_BASE - 1)
+#define HELP_COLUMN 19		/* where help text starts, after two spaces */
+#define SHOWN_LEN 128
+#define LINE_WIDTH 80
+
+/* The built-in options every command takes. */
+static const struct cli_option common_options[] = {
+	{ .name = "help", .help = "show this help" },
+	{ .name = "verbose", .help = "show libbpf's and libxdp's messages" },
+	{}
+};
+
+/* Every declared option of `cmd` with where it parses to. */
+struct option_table {
+	const struct cli_option *opt[MAX_OPTIONS];
+	void *target[MAX_OPTIONS];
+	struct option longopts[MAX_OPTIONS + 4];
+	int n;
+};
+
+static void table_build(const struct cli_command *cmd, void *opts, struct option_table *t)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+	int i;
+
+	t->n = 0;
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			/* A declaration error, not a user's: the selftests
+			 * parse every command, so it cannot ship.
+			 */
+			if (t->n == MAX_OPTIONS)
+				abort();
+			t->opt[t->n] = o;
+			t->target[t->n] = opts ? (char *)opts + g->offset : NULL;
+			t->longopts[t->n] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+							     NULL, OPTION_ID_BASE + t->n };
+			t->n++;
+		}
+	i = t->n;
+	t->longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
+	t->longopts[i++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	if (cmd->selector)
+		t->longopts[i++] = (struct option){ cmd->selector, no_argument, NULL, SELECTOR_ID };
+	t->longopts[i] = (struct option){};
+}
+
+/* The option word getopt stopped at, as written: a long one whole, a
+ * short one by its letter (in a cluster like -xv the word holds more).
+ */
+static const char *word_at(char **argv, char *buf, size_t len)
+{
+	const char *word = argv[optind - 1];
+
+	if (!strncmp(word, "--", 2)) {
+		log_printable(word, buf, len);
+		return buf;
+	}
+	snprintf(buf, len, "-%c", optopt > 32 && optopt < 127 ? optopt : '?');
+	return buf;
+}
+
+static int usage_error(const struct cli_command *cmd, const char *what, const char *word)
+{
+	log_err("%s: %s%s%s%s (cpusteer %s --help)", cmd->name, what, word ? " '" : "",
+		word ? word : "", word ? "'" : "", cmd->name);
+	return -EINVAL;
+}
+
+/* getopt's '?': an unknown option, or a flag given a value (--json=x). */
+static int bad_option(const struct cli_command *cmd, const struct option_table *t, char **argv)
+{
+	char shown[SHOWN_LEN];
+	const char *word = word_at(argv, shown, sizeof(shown));
+
+	if (optopt == 'h' || optopt == 'v' || optopt == SELECTOR_ID ||
+	    (optopt >= OPTION_ID_BASE && optopt < OPTION_ID_BASE + t->n))
+		return usage_error(cmd, "an option that takes no value was given one:", word);
+	return usage_error(cmd, "unknown option", word);
+}
+
+static int check_operands(const struct cli_command *cmd, int argc, char **argv)
+{
+	char shown[SHOWN_LEN];
+	int n = argc - optind;
+
+	if (n < cmd->min_operands) {
+		log_err("%s: expected %s (cpusteer %s --help)", cmd->name, cmd->operands, cmd->name);
+		return -EINVAL;
+	}
+	if (n > cmd->max_operands) {
+		log_printable(argv[optind + cmd->max_operands], shown, sizeof(shown));
+		return usage_error(cmd, "unexpected argument", shown);
+	}
+	return 0;
+}
+
+int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, int *operands)
+{
+	struct option_table t;
+	char shown[SHOWN_LEN];
+	int c, i, err;
+
+	table_build(cmd, opts, &t);
+	/* Our own one-line messages instead of getopt's; optind 0 makes
+	 * glibc forget a cluster a previous parse stopped inside.
+	 */
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":hv", t.longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cli_print_help(cmd, stdout);
+			return CLI_HELP_SHOWN;
+		case 'v':
+			log_verbose = true;
+			continue;
+		case ':':
+			return usage_error(cmd, "a value is missing after",
+					   word_at(argv, shown, sizeof(shown)));
+		case '?':
+			return bad_option(cmd, &t, argv);
+		case SELECTOR_ID:	/* cli_form chose this form by it */
+			continue;
+		}
+		i = c - OPTION_ID_BASE;
+		err = t.opt[i]->parse(t.target[i], optarg);
+		if (err)
+			return err < 0 ? err : -EINVAL;
+	}
+	err = check_operands(cmd, argc, argv);
+	if (!err)
+		*operands = optind;
+	return err;
+}
+
+int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg)
+{
+	const struct cli_option *o;
+
+	for (o = options; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o->parse(opts, arg);
+	return -ENOENT;
+}
+
+int cli_exit_status(int parsed)
+{
+	return parsed == CLI_HELP_SHOWN ? EXIT_SUCCESS : EXIT_USAGE;
+}
+
+const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char **argv)
+{
+	char flag[64];
+	int i;
+
+	if (!cmd->variant)
+		return cmd;
+	snprintf(flag, sizeof(flag), "--%s", cmd->variant->selector);
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], flag))
+			return cmd->variant;
+	return cmd;
+}
+
+static void print_option(const struct cli_option *o, const char *shorthand, FILE *f)
+{
+	const char *line, *end;
+	char left[64];
+	int width;
+
+	width = snprintf(left, sizeof(left), "%s--%s%s%s", shorthand, o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+	/* A name a little too long for the column pushes its help along the
+	 * line; a much longer one gets the help on the next line.
+	 */
+	if (width < HELP_COLUMN - 1)
+		fprintf(f, "  %-*s ", HELP_COLUMN - 1, left);
+	else if (width <= HELP_COLUMN + 4)
+		fprintf(f, "  %s  ", left);
+	else
+		fprintf(f, "  %s\n%*s", left, HELP_COLUMN + 2, "");
+	width = width < HELP_COLUMN - 1 || width > HELP_COLUMN + 4 ? HELP_COLUMN + 2 : width + 4;
+	for (line = o->help; (end = strchr(line, '\n')); line = end + 1) {
+		fprintf(f, "%.*s\n%*s", (int)(end - line), line, HELP_COLUMN + 2, "");
+		width = HELP_COLUMN + 2;
+	}
+	fputs(line, f);
+	width += strlen(line);
+	if (o->def && width + strlen(o->def) + 12 > LINE_WIDTH)
+		fprintf(f, "\n%*s(default: %s)", HELP_COLUMN + 2, "", o->def);
+	else if (o->def)
+		fprintf(f, " (default: %s)", o->def);
+	fputc('\n', f);
+}
+
+static void print_usage_line(const struct cli_command *cmd, FILE *f)
+{
+	fprintf(f, "usage: cpusteer %s%s%s%s%s [OPTIONS]\n", cmd->name,
+		cmd->selector ? " --" : "", cmd->selector ? cmd->selector : "",
+		cmd->operands ? " " : "", cmd->operands ? cmd->operands : "");
+}
+
+static void print_one_form(const struct cli_command *cmd, FILE *f)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+
+	print_usage_line(cmd, f);
+	fprintf(f, "%s\n", cmd->about);
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++)
+			print_option(o, "", f);
+	print_option(&common_options[0], "-h, ", f);
+	print_option(&common_options[1], "-v, ", f);
+	if (cmd->details)
+		fprintf(f, "\n%s", cmd->details);
+}
+
+void cli_print_help(const struct cli_command *cmd, FILE *f)
+{
+	print_one_form(cmd, f);
+	if (cmd->variant) {
+		fputc('\n', f);
+		print_one_form(cmd->variant, f);
+	}
+}
+
+/* Text for roff: a '-' is a hyphen unless escaped as a minus. */
+static void roff_text(const char *s, FILE *f)
+{
+	for (; *s; s++) {
+		if (*s == '-' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void roff_operands(const char *operands, FILE *f)
+{
+	size_t len = strlen(operands);
+
+	if (operands[0] == '[' && operands[len - 1] == ']') {
+		fputs(".RI [ ", f);
+		fprintf(f, "%.*s ]\n", (int)(len - 2), operands + 1);
+	} else {
+		fputs(".I ", f);
+		roff_text(operands, f);
+		fputc('\n', f);
+	}
+}
+
+static void roff_one_form(const struct cli_command *cmd, FILE *f)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+
+	fputs(".B cpusteer ", f);
+	roff_text(cmd->name, f);
+	if (cmd->selector) {
+		fputs(" \\-\\-", f);
+		roff_text(cmd->selector, f);
+	}
+	fputc('\n', f);
+	if (cmd->operands)
+		roff_operands(cmd->operands, f);
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			fputs(".RB [ \\-\\-", f);
+			roff_text(o->name, f);
+			if (!o->arg) {
+				fputs(" ]\n", f);
+				continue;
+			}
+			fputs("\n.IR ", f);
+			roff_text(o->arg, f);
+			fputs(" ]\n", f);
+		}
+}
+
+void cli_print_synopsis_roff(const struct cli_command *cmd, FILE *f)
+{
+	roff_one_form(cmd, f);
+	if (cmd->variant) {
+		fputs(".br\n", f);
+		roff_one_form(cmd->variant, f);
+	}
+}
+
+int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (!*arg || *end || errno || arg[0] == '-' || v < min || v > max) {
+		log_err("bad %s '%s': expected a whole number from %u to %u", what, arg, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *what, const char *arg, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!*arg || *end || errno || !(v > 0) || v > max) {
+		log_err("bad %s '%s': expected seconds above 0, at most %.0f", what, arg, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The command line of every command, declared once: the getopt table,
+ * `--help`, the one-line usage errors with their exit status, and the
+ * man page's SYNOPSIS are all made from the same declaration, so that
+ * none of them can drift from what the parser accepts.
+ *
+ * Every command also takes -h/--help and -v/--verbose, which this layer
+ * handles itself.
+ */
+#ifndef CPUSTEER_CLI_H
+#define CPUSTEER_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/* One option. `parse` gets the command's option struct (moved by the
+ * group's offset) and the value, NULL for a flag; it returns 0, or a
+ * negative errno after printing one line that says why the value is bad.
+ */
+struct cli_option {
+	const char *name;	/* long name, without the dashes */
+	const char *arg;	/* the value as shown ("LIST"); NULL for a flag */
+	int (*parse)(void *opts, const char *arg);
+	const char *help;	/* '\n' continues it under the help column */
+	const char *def;	/* the default as shown, or NULL */
+};
+
+/* Options shared by several commands are declared once as a group and
+ * parse into a member of each command's own option struct.
+ */
+struct cli_group {
+	const struct cli_option *options;	/* ended by an entry without name */
+	size_t offset;				/* of that member */
+};
+
+#define CLI_MAX_GROUPS 4
+
+struct cli_command {
+	const char *name;
+	const char *summary;		/* one line for `cpusteer --help` */
+	/* Operands after the options, as shown ("IFACE", "[IFACE]"), and how
+	 * many the command takes.
+	 */
+	const char *operands;
+	int min_operands, max_operands;
+	const char *about;		/* what the command does, for --help */
+	const char *details;		/* after the option list, or NULL */
+	struct cli_group groups[CLI_MAX_GROUPS];	/* ended by a NULL group */
+	/* A second form of the command, chosen by its `selector` flag
+	 * anywhere before "--", with options of its own (bench --program,
+	 * whose --json takes no file).
+	 */
+	const struct cli_command *variant;
+	const char *selector;		/* in the variant: its flag, no dashes */
+	int (*run)(int argc, char **argv);
+};
+
+/* A numeric default shown from the constant the code uses. */
+#define CLI_NUMBER(x) CLI_STRINGIFY_(x)
+#define CLI_STRINGIFY_(x) #x
+
+/* What cli_parse found. */
+#define CLI_HELP_SHOWN 1
+
+/* Parses the options of argv (argv[0] is the command's name) into `opts`
+ * and checks the operand count. Returns 0 with *operands set to the
+ * index of the first operand, CLI_HELP_SHOWN after printing --help, or
+ * -EINVAL after one line on stderr.
+ */
+int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, int *operands);
+
+/* The exit status for a cli_parse result that is not 0: 0 after --help,
+ * the usage error status otherwise.
+ */
+int cli_exit_status(int parsed);
+
+/* The form of `cmd` that argv asks for: its variant when the variant's
+ * flag is among the options.
+ */
+const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char **argv);
+
+/* Applies the option `name` of `options` to `opts` as if the command line
+ * gave it, for callers without one (the selftests). Returns what its
+ * parser returns, or -ENOENT when there is no such option.
+ */
+int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg);
+
+void cli_print_help(const struct cli_command *cmd, FILE *f);
+/* The command's lines of the man page's SYNOPSIS, in roff. */
+void cli_print_synopsis_roff(const struct cli_command *cmd, FILE *f);
+
+/* Values for option parsers; each prints one line naming `what` when the
+ * value is bad. A whole number from min to max:
+ */
+int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out);
+/* Seconds, fractions allowed, above 0 and at most `max`. */
+int parse_seconds(const char *what, const char *arg, double max, double *out);
+
+#endif
