@@ -21,15 +21,6 @@
  */
 #define CLASSIFY_QSIZE 64
 
-static const char classify_usage[] =
-	"usage: cpusteer classify [OPTIONS] FILE.pcap\n"
-	"Runs each frame of an Ethernet capture through the steering program\n"
-	"(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
-	"the kernel program chose.\n\n"
-	STEER_OPTIONS_HELP
-	"  --json             one JSON object with a \"packets\" array\n"
-	"  -v, --verbose      show libbpf's messages\n";
-
 struct classify_result {
 	const char *verdict;
 	bool recorded;
@@ -247,54 +238,56 @@ out:
 	return err;
 }
 
+struct classify_opts {
+	struct steer_opts steer;
+	bool as_json;
+};
+
+static int opt_json(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct classify_opts *)opts)->as_json = true;
+	return 0;
+}
+
+static const struct cli_option classify_options[] = {
+	{ "json", NULL, opt_json, "one JSON object with a \"packets\" array", NULL },
+	{}
+};
+
+const struct cli_command classify_command = {
+	.name = "classify",
+	.summary = "run a capture through the steering program, per-packet CPU",
+	.operands = "FILE.pcap",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Runs each frame of an Ethernet capture through the steering program\n"
+		 "(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
+		 "the kernel program chose.\n",
+	.groups = {
+		{ steer_options, offsetof(struct classify_opts, steer) },
+		{ classify_options, 0 },
+	},
+	.run = cmd_classify,
+};
+
 int cmd_classify(int argc, char **argv)
 {
-	enum { OPT_JSON = OPT_STEER_LAST };
-	static const struct option longopts[] = {
-		STEER_LONG_OPTIONS,
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct steer_opts o = {};
-	bool as_json = false;
+	struct classify_opts o = {};
 	struct capture *cap;
-	int opt, err;
+	int operand, err;
 
-	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
-		err = steer_opts_parse(&o, opt, optarg);
-		if (err < 0)
-			return EXIT_USAGE;
-		if (err)
-			continue;
-		switch (opt) {
-		case OPT_JSON:
-			as_json = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(classify_usage, stdout);
-			return 0;
-		default:
-			fputs(classify_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		log_err("classify needs exactly one capture file (see cpusteer classify --help)");
+	err = cli_parse(&classify_command, argc, argv, &o, &operand);
+	if (err)
+		return cli_exit_status(err);
+	if (steer_opts_check_usage(&o.steer))
 		return EXIT_USAGE;
-	}
-	if (steer_opts_check_usage(&o))
-		return EXIT_USAGE;
-	if (steer_opts_finish(&o))
+	if (steer_opts_finish(&o.steer))
 		return 1;
-	cap = capture_open_read(argv[optind]);
+	cap = capture_open_read(argv[operand]);
 	if (!cap)
 		return 1;
-	err = classify_capture(cap, &o, as_json);
+	err = classify_capture(cap, &o.steer, o.as_json);
 	capture_close(cap);
 	return err ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One entry point per subcommand; main.c only dispatches. Each returns
+/* One entry point per subcommand, each declared with its options in one
+ * struct cli_command (cli.h); main.c only dispatches. Each returns
  * an exit code, the same in every command (cpusteer.8, EXIT STATUS):
  *   0    success
  *   1    the command could not do what it was asked (no such interface,
@@ -13,6 +14,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include "cli.h"
 
 #define EXIT_USAGE 2
 #define EXIT_INTERRUPTED 130
@@ -25,15 +27,29 @@ static inline int exit_code(int err)
 	return err == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILURE;
 }
 
-int cmd_classify(int argc, char **argv);
-int cmd_sample_pcap(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_set(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_classify(int argc, char **argv);
+int cmd_sample_pcap(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+
+extern const struct cli_command load_command, set_command, status_command, unload_command,
+	stats_command, classify_command, sample_pcap_command, bench_command, demo_command,
+	gen_command;
+
+/* Every command, in the order `cpusteer --help` and the man page list
+ * them; ended by NULL.
+ */
+extern const struct cli_command *const cpusteer_commands[];
+
+/* The man page's SYNOPSIS section, in roff, made from the declarations
+ * the parser uses (`make man` writes it into cpusteer.8).
+ */
+void commands_print_synopsis(FILE *f);
 
 #endif

@@ -165,10 +165,10 @@ static int load(struct load_opts *lo)
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts lo;
-	int err = load_opts_parse(&lo, "load", argc, argv);
+	int err = load_opts_parse(&lo, &load_command, argc, argv);
 
 	if (err)
-		return err > 0 ? 0 : EXIT_USAGE;
+		return cli_exit_status(err);
 	if (require_root("load"))
 		return EXIT_FAILURE;
 	return exit_code(load(&lo));

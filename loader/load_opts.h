@@ -26,9 +26,10 @@ struct load_opts {
 	const char *ifname;
 };
 
-/* Parses argv for `command` ("load" or "set"); prints usage or one error
- * line. Returns 0, 1 when --help was printed, or a negative errno.
+/* Parses argv for `cmd` (load_command or set_command, commands.h) as
+ * cli_parse does, then checks the interface name and what the command
+ * line alone can tell.
  */
-int load_opts_parse(struct load_opts *lo, const char *command, int argc, char **argv);
+int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv);
 
 #endif

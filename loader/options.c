@@ -56,46 +56,78 @@ static int parse_hash(const char *arg, __u32 *fn)
 	return 0;
 }
 
-int steer_opts_parse(struct steer_opts *o, int id, const char *arg)
+static int opt_cpus(void *opts, const char *arg)
 {
-	int err;
+	struct steer_opts *o = opts;
 
-	switch (id) {
-	case OPT_CPUS:
-		o->cpus_given = true;
-		err = cpuset_parse(&o->cpus, arg);
-		break;
-	case OPT_WEIGHTS:
-		o->weights_given = true;
-		o->weights_arg = arg;
-		err = 0;
-		break;
-	case OPT_KEY:
-		o->key_given = true;
-		err = parse_key(arg, o->cfg.key);
-		break;
-	case OPT_SYMMETRIC:
-		o->symmetric_given = true;
-		o->cfg.symmetric = 1;
-		err = 0;
-		break;
-	case OPT_BUCKETS:
-		o->buckets_given = true;
-		err = parse_u32("bucket count", arg, 1, CPUSTEER_MAX_BUCKETS, &o->cfg.nbuckets);
-		break;
-	case OPT_NON_IP:
-		o->non_ip_given = true;
-		err = parse_non_ip(arg, &o->cfg.non_ip_cpu);
-		break;
-	case OPT_HASH:
-		o->hash_given = true;
-		err = parse_hash(arg, &o->cfg.hash_fn);
-		break;
-	default:
-		return 0;
-	}
-	return err ? err : 1;
+	o->cpus_given = true;
+	return cpuset_parse(&o->cpus, arg);
 }
+
+/* Applied once the CPU list is known. */
+static int opt_weights(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->weights_given = true;
+	o->weights_arg = arg;
+	return 0;
+}
+
+static int opt_key(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->key_given = true;
+	return parse_key(arg, o->cfg.key);
+}
+
+static int opt_symmetric(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	(void)arg;
+	o->symmetric_given = true;
+	o->cfg.symmetric = 1;
+	return 0;
+}
+
+static int opt_buckets(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->buckets_given = true;
+	return parse_u32("bucket count", arg, 1, CPUSTEER_MAX_BUCKETS, &o->cfg.nbuckets);
+}
+
+static int opt_non_ip(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->non_ip_given = true;
+	return parse_non_ip(arg, &o->cfg.non_ip_cpu);
+}
+
+static int opt_hash(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->hash_given = true;
+	return parse_hash(arg, &o->cfg.hash_fn);
+}
+
+const struct cli_option steer_options[] = {
+	{ "cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
+	  "all online" },
+	{ "weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1" },
+	{ "key", "HEX", opt_key, "128-bit hash key, 32 hex digits", "random" },
+	{ "symmetric", NULL, opt_symmetric, "both directions of a connection share a CPU", NULL },
+	{ "buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
+	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS) },
+	{ "non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass" },
+	{ "hash", "siphash13|jhash", opt_hash, "flow hash", "siphash13" },
+	{}
+};
 
 int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running)
 {

@@ -5,40 +5,15 @@
 #ifndef CPUSTEER_OPTIONS_H
 #define CPUSTEER_OPTIONS_H
 
-#include <getopt.h>
 #include <stdbool.h>
 #include "cli.h"
 #include "cpusteer.h"
 #include "cpuset.h"
 
-enum steer_opt_id {
-	OPT_CPUS = 0x100,
-	OPT_WEIGHTS,
-	OPT_KEY,
-	OPT_SYMMETRIC,
-	OPT_BUCKETS,
-	OPT_NON_IP,
-	OPT_HASH,
-	OPT_STEER_LAST,	/* commands number their own options from here */
-};
-
-#define STEER_LONG_OPTIONS                                              \
-	{ "cpus", required_argument, NULL, OPT_CPUS },                  \
-	{ "weights", required_argument, NULL, OPT_WEIGHTS },            \
-	{ "key", required_argument, NULL, OPT_KEY },                    \
-	{ "symmetric", no_argument, NULL, OPT_SYMMETRIC },              \
-	{ "buckets", required_argument, NULL, OPT_BUCKETS },            \
-	{ "non-ip", required_argument, NULL, OPT_NON_IP },              \
-	{ "hash", required_argument, NULL, OPT_HASH }
-
-#define STEER_OPTIONS_HELP                                                          \
-	"  --cpus LIST        up to 256 target CPUs, e.g. 0-3,6 (default: all online)\n" \
-	"  --weights LIST     one weight per CPU in --cpus (default: all 1)\n"      \
-	"  --key HEX          128-bit hash key, 32 hex digits (default: random)\n"  \
-	"  --symmetric        both directions of a connection share a CPU\n"        \
-	"  --buckets N        indirection table size, 1-65536 (default 512)\n"      \
-	"  --non-ip pass|cpu:N  verdict for non-IP frames (default: pass)\n"        \
-	"  --hash siphash13|jhash  flow hash (default: siphash13)\n"
+/* --cpus, --weights, --key, --symmetric, --buckets, --non-ip, --hash:
+ * a group (cli.h) that parses into a struct steer_opts.
+ */
+extern const struct cli_option steer_options[];
 
 struct steer_opts {
 	struct cpuset cpus;
@@ -52,11 +27,6 @@ struct steer_opts {
 	bool cpus_given, weights_given, key_given, symmetric_given;
 	bool buckets_given, non_ip_given, hash_given;
 };
-
-/* Returns 1 if `id` is a steering option (consumed), 0 if not, or a
- * negative errno after printing why `arg` is bad.
- */
-int steer_opts_parse(struct steer_opts *o, int id, const char *arg);
 
 /* Fills in defaults for what was not given (all online CPUs, a random
  * key, 512 buckets, non-IP passed) and checks the whole set: CPUs online,

@@ -13,13 +13,6 @@
 #include "options.h"
 #include "frame_builder.h"
 
-static const char sample_usage[] =
-	"usage: cpusteer sample-pcap [--flows N] FILE.pcap\n"
-	"Writes an Ethernet capture with N UDP/TCP flows over IPv4 and IPv6\n"
-	"(default 16), then one frame of each special case: VLAN, QinQ, IPv4\n"
-	"options, IPv6 extension headers, fragments, SCTP, ICMP, ARP, a frame\n"
-	"cut short and one too short to be Ethernet.\n";
-
 static void write_spec(struct capture *w, const struct pkt_spec *s)
 {
 	__u8 frame[512];
@@ -90,41 +83,45 @@ static void write_special_cases(struct capture *w)
 	capture_write(w, frame, len < 10 ? len : 10); /* shorter than Ethernet */
 }
 
+static int opt_flows(void *opts, const char *arg)
+{
+	return parse_u32("flow count", arg, 1, 1000000, opts);
+}
+
+static const struct cli_option sample_pcap_options[] = {
+	{ "flows", "N", opt_flows, "UDP/TCP flows over IPv4 and IPv6", "16" },
+	{}
+};
+
+const struct cli_command sample_pcap_command = {
+	.name = "sample-pcap",
+	.summary = "write a capture that exercises every parsing path",
+	.operands = "FILE.pcap",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Writes an Ethernet capture with N UDP/TCP flows over IPv4 and IPv6,\n"
+		 "then one frame of each special case: VLAN, QinQ, IPv4 options, IPv6\n"
+		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short and\n"
+		 "one too short to be Ethernet.\n",
+	.groups = { { sample_pcap_options, 0 } },
+	.run = cmd_sample_pcap,
+};
+
 int cmd_sample_pcap(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "flows", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct capture *w;
 	__u32 flows = 16;
-	int opt;
+	int operand, err;
 
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (parse_u32("flow count", optarg, 1, 1000000, &flows))
-				return EXIT_USAGE;
-			break;
-		case 'h':
-			fputs(sample_usage, stdout);
-			return 0;
-		default:
-			fputs(sample_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc - 1) {
-		log_err("sample-pcap needs exactly one output file");
-		return EXIT_USAGE;
-	}
-	w = capture_open_write(argv[optind]);
+	err = cli_parse(&sample_pcap_command, argc, argv, &flows, &operand);
+	if (err)
+		return cli_exit_status(err);
+	w = capture_open_write(argv[operand]);
 	if (!w)
 		return 1;
 	write_flows(w, flows);
 	write_special_cases(w);
-	printf("wrote %lu frames to %s\n", capture_frames(w), argv[optind]);
+	printf("wrote %lu frames to %s\n", capture_frames(w), argv[operand]);
 	capture_close(w);
 	return 0;
 }

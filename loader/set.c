@@ -318,10 +318,10 @@ static int set(struct load_opts *lo)
 int cmd_set(int argc, char **argv)
 {
 	struct load_opts lo;
-	int err = load_opts_parse(&lo, "set", argc, argv);
+	int err = load_opts_parse(&lo, &set_command, argc, argv);
 
 	if (err)
-		return err > 0 ? 0 : EXIT_USAGE;
+		return cli_exit_status(err);
 	if (require_root("set"))
 		return EXIT_FAILURE;
 	return exit_code(set(&lo));

@@ -5,7 +5,6 @@
  * (loader/instance/trace.c) say what became of the frames after it.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,33 +21,6 @@
 #include "instance_state.h"
 #include "stats_view.h"
 #include "trace.h"
-
-static const char stats_usage[] =
-	"usage: cpusteer stats IFACE [--interval S] [--count N] [--extended] [--json]\n"
-	"Shows, once per interval, what becomes of the packets arriving on IFACE:\n"
-	"  RECEIVE        packets the steering program saw, per receiving CPU, and\n"
-	"                 its verdicts: redirected, passed to the local stack, errors\n"
-	"  PASSED, ERRORS why packets were passed instead of steered\n"
-	"  REDIRECTED TO  packets steered to each target CPU\n"
-	"  ENQUEUE        cpumap bulk enqueues per target CPU; drops mean the\n"
-	"                 target's queue was full, bulk-avg is frames per flush (max 8)\n"
-	"  KTHREAD        the cpumap kthread of each target CPU: frames taken,\n"
-	"                 skb allocation drops, wake-ups, second-stage verdicts\n"
-	"  SECOND STAGE   the cpumap program's own counters (load --remote)\n"
-	"  XDP ERRORS     aborted verdicts and failed redirects on IFACE\n"
-	"Figures are per second. Tracepoints the kernel lacks are left out with a\n"
-	"note (in --json their figures are 0 and .tracepoints says which); without\n"
-	"kernel BTF only the steering program's counters are shown.\n"
-	"\n"
-	"  --interval S   seconds between blocks, 1-3600 (default 1)\n"
-	"  --count N      stop after N blocks (default: until Ctrl-C or SIGTERM)\n"
-	"  --extended     every reason, target and action row even at zero, and\n"
-	"                 per-CPU breakdowns (pass reasons and errors per receiving\n"
-	"                 CPU, enqueue per source CPU, second stage per CPU)\n"
-	"  --json         one JSON object per interval, one line each, with rates\n"
-	"                 and the cumulative totals since stats started\n"
-	"  -v, --verbose  show libbpf's messages\n"
-	"  -h, --help     this text\n";
 
 static volatile sig_atomic_t stop;
 
@@ -67,7 +39,7 @@ struct stats_ctx {
 	struct steer_instance in;
 	struct tracer tracer;
 	bool json;
-	__u32 interval;
+	__u32 interval, count;
 	struct stats_sample base, prev, cur;
 };
 
@@ -256,58 +228,81 @@ static int run(struct stats_ctx *c, __u32 count)
 	return 0;
 }
 
+static int opt_interval(void *opts, const char *arg)
+{
+	return parse_u32("--interval", arg, 1, 3600, &((struct stats_ctx *)opts)->interval);
+}
+
+static int opt_count(void *opts, const char *arg)
+{
+	return parse_u32("--count", arg, 1, 0xffffffffu, &((struct stats_ctx *)opts)->count);
+}
+
+static int opt_extended(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct stats_ctx *)opts)->v.extended = true;
+	return 0;
+}
+
+static int opt_json(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct stats_ctx *)opts)->json = true;
+	return 0;
+}
+
+static const struct cli_option stats_options[] = {
+	{ "interval", "S", opt_interval, "seconds between blocks, 1-3600", "1" },
+	{ "count", "N", opt_count, "stop after N blocks", "until Ctrl-C or SIGTERM" },
+	{ "extended", NULL, opt_extended,
+	  "every reason, target and action row even at zero, and\n"
+	  "per-CPU breakdowns (pass reasons and errors per receiving\n"
+	  "CPU, enqueue per source CPU, second stage per CPU)", NULL },
+	{ "json", NULL, opt_json,
+	  "one JSON object per interval, one line each, with rates\n"
+	  "and the cumulative totals since stats started", NULL },
+	{}
+};
+
+const struct cli_command stats_command = {
+	.name = "stats",
+	.summary = "live per-CPU rates: receive, enqueue, kthread, XDP errors",
+	.operands = "IFACE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Shows, once per interval, what becomes of the packets arriving on IFACE:\n"
+		 "  RECEIVE        packets the steering program saw, per receiving CPU, and\n"
+		 "                 its verdicts: redirected, passed to the local stack, errors\n"
+		 "  PASSED, ERRORS why packets were passed instead of steered\n"
+		 "  REDIRECTED TO  packets steered to each target CPU\n"
+		 "  ENQUEUE        cpumap bulk enqueues per target CPU; drops mean the\n"
+		 "                 target's queue was full, bulk-avg is frames per flush (max 8)\n"
+		 "  KTHREAD        the cpumap kthread of each target CPU: frames taken,\n"
+		 "                 skb allocation drops, wake-ups, second-stage verdicts\n"
+		 "  SECOND STAGE   the cpumap program's own counters (load --remote)\n"
+		 "  XDP ERRORS     aborted verdicts and failed redirects on IFACE\n"
+		 "Figures are per second. Tracepoints the kernel lacks are left out with a\n"
+		 "note (in --json their figures are 0 and .tracepoints says which); without\n"
+		 "kernel BTF only the steering program's counters are shown.\n",
+	.groups = { { stats_options, 0 } },
+	.run = cmd_stats,
+};
+
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "extended", no_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct stats_ctx c = { .v.tracer = &c.tracer, .interval = 1 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	__u32 count = 0;
-	int opt, err;
+	int operand, err;
 
-	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			if (parse_u32("--interval", optarg, 1, 3600, &c.interval))
-				return EXIT_USAGE;
-			break;
-		case 'c':
-			if (parse_u32("--count", optarg, 1, 0xffffffffu, &count))
-				return EXIT_USAGE;
-			break;
-		case 'e':
-			c.v.extended = true;
-			break;
-		case 'j':
-			c.json = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(stats_usage, stdout);
-			return 0;
-		default:
-			fputs(stats_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		log_err("stats: expected one interface (cpusteer stats --help)");
-		return EXIT_USAGE;
-	}
-	if (ifname_check(argv[optind]))
+	err = cli_parse(&stats_command, argc, argv, &c, &operand);
+	if (err)
+		return cli_exit_status(err);
+	if (ifname_check(argv[operand]))
 		return EXIT_USAGE;
 	if (require_root("stats"))
 		return EXIT_FAILURE;
-	err = instance_dir_init(&c.dir, argv[optind]);
+	err = instance_dir_init(&c.dir, argv[operand]);
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);
@@ -323,7 +318,7 @@ int cmd_stats(int argc, char **argv)
 	err = open_all(&c);
 	if (!err) {
 		note_missing(&c);
-		err = run(&c, count);
+		err = run(&c, c.count);
 	}
 	close_all(&c);
 	return exit_code(err);

@@ -24,15 +24,6 @@
 #include "trace.h"
 #include "instance_state.h"
 
-static const char status_usage[] =
-	"usage: cpusteer status [IFACE] [--json]\n"
-	"Shows each cpusteer instance of this network namespace (or the one on\n"
-	"IFACE): its state, attach mode, program, CPUs with weights and bucket\n"
-	"counts, queue size, second stage, hash settings, the device's GRO/NAPI\n"
-	"settings and what unload restores, and the kernel features found.\n"
-	"Instances of other network namespaces are listed with the command that\n"
-	"reaches them.\n";
-
 struct status_view {
 	const struct instance_dir *dir;
 	struct cpusteer_instance_state st;
@@ -444,34 +435,52 @@ static int status(const char *ifname, bool as_json)
 	return l.errors || (ifname && !l.shown) ? -ENOENT : 0;
 }
 
+struct status_opts {
+	bool as_json;
+};
+
+static int opt_json(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct status_opts *)opts)->as_json = true;
+	return 0;
+}
+
+static const struct cli_option status_options[] = {
+	{ "json", NULL, opt_json, "one JSON object", NULL },
+	{}
+};
+
+const struct cli_command status_command = {
+	.name = "status",
+	.summary = "show instances, their settings and kernel features",
+	.operands = "[IFACE]",
+	.max_operands = 1,
+	.about = "Shows each cpusteer instance of this network namespace (or the one on\n"
+		 "IFACE): its state, attach mode, program, CPUs with weights and bucket\n"
+		 "counts, queue size, second stage, hash settings, the device's GRO/NAPI\n"
+		 "settings and what unload restores, and the kernel features found.\n"
+		 "Instances of other network namespaces are listed with the command that\n"
+		 "reaches them.\n",
+	.groups = { { status_options, 0 } },
+	.run = cmd_status,
+};
+
 int cmd_status(int argc, char **argv)
 {
+	struct status_opts o = {};
 	const char *ifname = NULL;
-	bool as_json = false;
-	int i;
+	int operand, err;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			as_json = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(status_usage, stdout);
-			return EXIT_SUCCESS;
-		} else if (argv[i][0] == '-') {
-			char shown[IFNAME_SHOWN_LEN];
-
-			log_printable(argv[i], shown, sizeof(shown));
-			log_err("status: unknown option '%s' (cpusteer status --help)", shown);
+	err = cli_parse(&status_command, argc, argv, &o, &operand);
+	if (err)
+		return cli_exit_status(err);
+	if (operand < argc) {
+		ifname = argv[operand];
+		if (ifname_check(ifname))
 			return EXIT_USAGE;
-		} else if (ifname) {
-			log_err("status takes at most one interface (cpusteer status --help)");
-			return EXIT_USAGE;
-		} else {
-			ifname = argv[i];
-			if (ifname_check(ifname))
-				return EXIT_USAGE;
-		}
 	}
 	if (require_root("status"))
 		return EXIT_FAILURE;
-	return exit_code(status(ifname, as_json));
+	return exit_code(status(ifname, o.as_json));
 }

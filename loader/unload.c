@@ -21,12 +21,6 @@
 #include "netns.h"
 #include "instance_state.h"
 
-static const char unload_usage[] =
-	"usage: cpusteer unload IFACE\n"
-	"Detaches cpusteer from IFACE, restores the device settings it changed\n"
-	"and removes its pins. Finishes what an interrupted command left, and\n"
-	"succeeds on what is left when the interface has vanished.\n";
-
 /* What became of the device and its settings, for the closing line. */
 struct outcome {
 	char how[400];
@@ -272,26 +266,28 @@ static int unload(const char *ifname)
 	return err;
 }
 
+const struct cli_command unload_command = {
+	.name = "unload",
+	.summary = "detach, restore device settings, remove pins",
+	.operands = "IFACE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Detaches cpusteer from IFACE, restores the device settings it changed\n"
+		 "and removes its pins. Finishes what an interrupted command left, and\n"
+		 "succeeds on what is left when the interface has vanished.\n",
+	.run = cmd_unload,
+};
+
 int cmd_unload(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(unload_usage, stdout);
-		return EXIT_SUCCESS;
-	}
-	if (argc != 2) {
-		log_err("unload takes exactly one interface (cpusteer unload --help)");
-		return EXIT_USAGE;
-	}
-	if (argv[1][0] == '-') {
-		char shown[IFNAME_SHOWN_LEN];
+	int operand, err;
 
-		log_printable(argv[1], shown, sizeof(shown));
-		log_err("unload: unknown option '%s' (cpusteer unload --help)", shown);
-		return EXIT_USAGE;
-	}
-	if (ifname_check(argv[1]))
+	err = cli_parse(&unload_command, argc, argv, NULL, &operand);
+	if (err)
+		return cli_exit_status(err);
+	if (ifname_check(argv[operand]))
 		return EXIT_USAGE;
 	if (require_root("unload"))
 		return EXIT_FAILURE;
-	return exit_code(unload(argv[1]));
+	return exit_code(unload(argv[operand]));
 }

@@ -95,7 +95,7 @@ jn() {	# FILE FILTER
 test_help() {
 	run_cs stats --help
 	t_eq "exit status" 0 "$RC"
-	t_eq "first line" "usage: cpusteer stats IFACE [--interval S] [--count N] [--extended] [--json]" \
+	t_eq "first line" "usage: cpusteer stats IFACE [OPTIONS]" \
 		"$(head -n 1 <<<"$OUT")"
 }
 

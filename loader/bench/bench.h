@@ -5,6 +5,11 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+/* Runs per case, of either kind: the medians are taken over arrays of
+ * this size.
+ */
+#define BENCH_MAX_RUNS 101
+
 int bench_program(__u32 runs, __u32 repeat, bool as_json);
 
 #endif

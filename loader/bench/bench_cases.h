@@ -9,10 +9,9 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "bench.h"
 #include "kernel_log.h"
 #include "observer.h"
-
-#define BENCH_MAX_RUNS 101
 
 /* Wall times of cpusteer commands, each run as an operator would (a new
  * process in the receiver's namespace). The floor is a cpusteer that only

@@ -23,8 +23,6 @@
 #include "frame_builder.h"
 #include "stats_math.h"
 
-#define BENCH_MAX_RUNS 101
-
 struct program_case {
 	const char *name;
 	int family;		/* 0: the program does not read the frame */

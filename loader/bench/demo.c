@@ -13,20 +13,8 @@
 #include "commands.h"
 #include "log.h"
 #include "observer.h"
-#include "options.h"
+#include "cli.h"
 #include "testbed.h"
-
-static const char demo_usage[] =
-	"usage: cpusteer demo [--duration S] [--flows N]\n"
-	"Creates a veth pair whose receiving end sits in a namespace of its own,\n"
-	"loads cpusteer there (--cpus: every online CPU, --remote drop), sends\n"
-	"64-byte UDP of N flows into it for S seconds while `cpusteer stats`\n"
-	"shows the per-CPU view once a second, then prints frames sent and\n"
-	"received, the split over CPUs and its Jain index, unloads and removes\n"
-	"everything. Ctrl-C stops early and cleans up the same way.\n"
-	"\n"
-	"  --duration S   seconds of traffic, 1-3600 (default 20)\n"
-	"  --flows N      flows (default 1000)\n";
 
 /* `cpusteer stats` in the namespace: its display is the operator's view,
  * so the demo shows exactly that rather than a look-alike.
@@ -104,49 +92,53 @@ static int demo_run(struct testbed *b, double duration, __u32 flows)
 	return err;
 }
 
+struct demo_opts {
+	__u32 duration, flows;
+};
+
+static int opt_duration(void *opts, const char *arg)
+{
+	return parse_u32("--duration", arg, 1, 3600, &((struct demo_opts *)opts)->duration);
+}
+
+static int opt_flows(void *opts, const char *arg)
+{
+	return parse_u32("--flows", arg, 1, TRAFFICGEN_MAX_FLOWS, &((struct demo_opts *)opts)->flows);
+}
+
+static const struct cli_option demo_options[] = {
+	{ "duration", "S", opt_duration, "seconds of traffic, 1-3600", "20" },
+	{ "flows", "N", opt_flows, "flows", "1000" },
+	{}
+};
+
+const struct cli_command demo_command = {
+	.name = "demo",
+	.summary = "flood a namespaced veth and watch cpusteer spread it over CPUs",
+	.about = "Creates a veth pair whose receiving end sits in a namespace of its own,\n"
+		 "loads cpusteer there (--cpus: every online CPU, --remote drop), sends\n"
+		 "64-byte UDP of N flows into it for S seconds while `cpusteer stats`\n"
+		 "shows the per-CPU view once a second, then prints frames sent and\n"
+		 "received, the split over CPUs and its Jain index, unloads and removes\n"
+		 "everything. Ctrl-C stops early and cleans up the same way.\n",
+	.groups = { { demo_options, 0 } },
+	.run = cmd_demo,
+};
+
 int cmd_demo(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'd' },
-		{ "flows", required_argument, NULL, 'f' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	__u32 duration = 20, flows = 1000;
+	struct demo_opts o = { .duration = 20, .flows = 1000 };
 	struct testbed b;
-	int opt, err;
+	int operand, err;
 
-	while ((opt = getopt_long(argc, argv, "hv", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			if (parse_u32("--duration", optarg, 1, 3600, &duration))
-				return EXIT_USAGE;
-			break;
-		case 'f':
-			if (parse_u32("--flows", optarg, 1, TRAFFICGEN_MAX_FLOWS, &flows))
-				return EXIT_USAGE;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(demo_usage, stdout);
-			return 0;
-		default:
-			fputs(demo_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		log_err("demo: unexpected argument '%s' (cpusteer demo --help)", argv[optind]);
-		return EXIT_USAGE;
-	}
+	err = cli_parse(&demo_command, argc, argv, &o, &operand);
+	if (err)
+		return cli_exit_status(err);
 	if (require_root("demo"))
 		return 1;
 	err = testbed_open(&b);
 	if (!err)
-		err = demo_run(&b, duration, flows);
+		err = demo_run(&b, o.duration, o.flows);
 	testbed_close(&b);
 	if (bench_stop || err == -EINTR) {
 		log_err("demo: interrupted; cpusteer unloaded and the test bed removed");

@@ -18,30 +18,10 @@
 #include "cpuset.h"
 #include "json.h"
 #include "log.h"
-#include "options.h"
+#include "cli.h"
 #include "trafficgen.h"
 
 #define GEN_MAX_SECONDS 86400.0
-#define GEN_GO -1
-
-static const char gen_usage[] =
-	"usage: cpusteer gen IFACE [--flows N] [--size BYTES] [--ipv6] [--tcp]\n"
-	"                    [--duration S] [--cpu N] [--dst-mac MAC] [--json]\n"
-	"Transmits frames on IFACE from an XDP program that the kernel runs in\n"
-	"live-frames test mode: UDP 10.201.0.1 -> 10.201.0.2 port 9 (fd21::1 ->\n"
-	"fd21::2 with --ipv6), one flow per source port from 1024 up, from IFACE's\n"
-	"own MAC. Prints the frames sent, the seconds and the rate. IFACE's peer\n"
-	"must take XDP frames: on a veth, load cpusteer (or turn GRO on) there.\n"
-	"Ctrl-C stops early and reports what was sent.\n"
-	"  --flows N      distinct flows, 1-64512 (default 1000)\n"
-	"  --size BYTES   Ethernet frame without FCS, 64-3408, at most MTU + 18\n"
-	"                 (default 64; 74 with --ipv6 --tcp, the headers alone)\n"
-	"  --ipv6         IPv6 instead of IPv4\n"
-	"  --tcp          TCP ACK segments instead of UDP\n"
-	"  --duration S   seconds to run, fractions allowed (default 5)\n"
-	"  --cpu N        CPU to generate on (default: the one gen starts on)\n"
-	"  --dst-mac MAC  destination MAC (default ff:ff:ff:ff:ff:ff)\n"
-	"  --json         one JSON object instead of a line\n";
 
 struct gen_args {
 	const char *ifname;
@@ -88,99 +68,85 @@ static int parse_cpu(const char *arg, int *cpu)
 	return err;
 }
 
-/* getopt's own messages are off: each problem gets one line of ours. */
-static int usage_error(const char *what, const char *arg)
+static int opt_flows(void *opts, const char *arg)
 {
-	log_err("gen: %s%s%s%s (cpusteer gen --help shows the usage)", what, arg ? " '" : "",
-		arg ? arg : "", arg ? "'" : "");
-	return EXIT_USAGE;
+	return parse_u32("flow count", arg, 1, TRAFFICGEN_MAX_FLOWS, &((struct gen_args *)opts)->o.flows);
 }
 
-/* The option getopt stopped at: a long one as written, a short one by its
- * letter, since in a cluster like -xv the word holds more than the option.
- */
-static const char *bad_option(char **argv, char *buf, size_t len)
+static int opt_size(void *opts, const char *arg)
 {
-	const char *word = argv[optind - 1];
-
-	if (!strncmp(word, "--", 2))
-		return word;
-	snprintf(buf, len, "-%c", optopt);
-	return buf;
+	((struct gen_args *)opts)->size_arg = arg;
+	return 0;
 }
 
-/* Returns GEN_GO to go on, or the exit code to end with. */
-static int parse_args(int argc, char **argv, struct gen_args *a)
+static int opt_ipv6(void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "flows", required_argument, NULL, 'f' },
-		{ "size", required_argument, NULL, 's' },
-		{ "ipv6", no_argument, NULL, '6' },
-		{ "tcp", no_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "dst-mac", required_argument, NULL, 'm' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt, err = 0;
-	char optbuf[3];
-
-	opterr = 0;
-	while (!err && (opt = getopt_long(argc, argv, ":hv", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			err = parse_u32("flow count", optarg, 1, TRAFFICGEN_MAX_FLOWS, &a->o.flows);
-			break;
-		case 's':
-			a->size_arg = optarg;
-			break;
-		case '6':
-			a->o.family = 6;
-			break;
-		case 't':
-			a->o.proto = IPPROTO_TCP;
-			break;
-		case 'd':
-			err = parse_seconds("--duration", optarg, GEN_MAX_SECONDS, &a->o.duration_s);
-			break;
-		case 'c':
-			err = parse_cpu(optarg, &a->o.cpu);
-			break;
-		case 'm':
-			err = parse_mac(optarg, a->dst_mac);
-			a->o.dst_mac = a->dst_mac;
-			break;
-		case 'j':
-			a->as_json = true;
-			break;
-		case 'v':
-			log_verbose = true;
-			break;
-		case 'h':
-			fputs(gen_usage, stdout);
-			return 0;
-		case ':':
-			return usage_error("a value is missing after",
-					   bad_option(argv, optbuf, sizeof(optbuf)));
-		default:
-			return usage_error("bad option",
-					   bad_option(argv, optbuf, sizeof(optbuf)));
-		}
-	}
-	if (err)
-		return EXIT_USAGE;
-	if (optind == argc)
-		return usage_error("expected an interface", NULL);
-	if (optind < argc - 1)
-		return usage_error("unexpected argument", argv[optind + 1]);
-	if (ifname_check(argv[optind]))
-		return EXIT_USAGE;
-	a->ifname = argv[optind];
-	return GEN_GO;
+	(void)arg;
+	((struct gen_args *)opts)->o.family = 6;
+	return 0;
 }
+
+static int opt_tcp(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct gen_args *)opts)->o.proto = IPPROTO_TCP;
+	return 0;
+}
+
+static int opt_duration(void *opts, const char *arg)
+{
+	return parse_seconds("--duration", arg, GEN_MAX_SECONDS, &((struct gen_args *)opts)->o.duration_s);
+}
+
+static int opt_cpu(void *opts, const char *arg)
+{
+	return parse_cpu(arg, &((struct gen_args *)opts)->o.cpu);
+}
+
+static int opt_dst_mac(void *opts, const char *arg)
+{
+	struct gen_args *a = opts;
+
+	a->o.dst_mac = a->dst_mac;
+	return parse_mac(arg, a->dst_mac);
+}
+
+static int opt_json(void *opts, const char *arg)
+{
+	(void)arg;
+	((struct gen_args *)opts)->as_json = true;
+	return 0;
+}
+
+static const struct cli_option gen_options[] = {
+	{ "flows", "N", opt_flows, "distinct flows, 1-64512", "1000" },
+	{ "size", "BYTES", opt_size,
+	  "Ethernet frame without FCS, 64-" CLI_NUMBER(TRAFFICGEN_MAX_FRAME) ", at most MTU + 18",
+	  "64; 74 with --ipv6 --tcp, the headers alone" },
+	{ "ipv6", NULL, opt_ipv6, "IPv6 instead of IPv4", NULL },
+	{ "tcp", NULL, opt_tcp, "TCP ACK segments instead of UDP", NULL },
+	{ "duration", "S", opt_duration, "seconds to run, fractions allowed", "5" },
+	{ "cpu", "N", opt_cpu, "CPU to generate on", "the one gen starts on" },
+	{ "dst-mac", "MAC", opt_dst_mac, "destination MAC", "ff:ff:ff:ff:ff:ff" },
+	{ "json", NULL, opt_json, "one JSON object instead of a line", NULL },
+	{}
+};
+
+const struct cli_command gen_command = {
+	.name = "gen",
+	.summary = "transmit UDP/TCP flows on an interface from XDP live frames",
+	.operands = "IFACE",
+	.min_operands = 1,
+	.max_operands = 1,
+	.about = "Transmits frames on IFACE from an XDP program that the kernel runs in\n"
+		 "live-frames test mode: UDP 10.201.0.1 -> 10.201.0.2 port 9 (fd21::1 ->\n"
+		 "fd21::2 with --ipv6), one flow per source port from 1024 up, from IFACE's\n"
+		 "own MAC. Prints the frames sent, the seconds and the rate. IFACE's peer\n"
+		 "must take XDP frames: on a veth, load cpusteer (or turn GRO on) there.\n"
+		 "Ctrl-C stops early and reports what was sent.\n",
+	.groups = { { gen_options, 0 } },
+	.run = cmd_gen,
+};
 
 /* The defaults that depend on other options, and the frame size, whose
  * lower bound does.
@@ -242,11 +208,14 @@ int cmd_gen(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct trafficgen_result r;
-	int rc;
+	int operand, err;
 
-	rc = parse_args(argc, argv, &a);
-	if (rc != GEN_GO)
-		return rc;
+	err = cli_parse(&gen_command, argc, argv, &a, &operand);
+	if (err)
+		return cli_exit_status(err);
+	if (ifname_check(argv[operand]))
+		return EXIT_USAGE;
+	a.ifname = argv[operand];
 	if (finish_args(&a) || require_root("gen"))
 		return 1;
 	sigaction(SIGINT, &sa, NULL);

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The command table, apart from main.c so that the selftests, which link
+ * everything but main.c, can check every command's declaration.
+ */
+#include "commands.h"
+
+const struct cli_command *const cpusteer_commands[] = {
+	&load_command,
+	&set_command,
+	&status_command,
+	&unload_command,
+	&stats_command,
+	&classify_command,
+	&sample_pcap_command,
+	&bench_command,
+	&demo_command,
+	&gen_command,
+	NULL,
+};
+
+void commands_print_synopsis(FILE *f)
+{
+	const struct cli_command *const *c;
+
+	for (c = cpusteer_commands; *c; c++) {
+		if (c != cpusteer_commands)
+			fputs(".br\n", f);
+		cli_print_synopsis_roff(*c, f);
+	}
+}
