@@ -2,6 +2,7 @@
 #   make            build build/cpusteer and the BPF objects
 #   make test       build, then run every selftest (needs root)
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
+#   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
 #   make clean      remove build/
@@ -43,7 +44,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all layers test clean vmlinux setup run help
+.PHONY: all layers test clean vmlinux man setup run help
 
 all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
 
@@ -52,7 +53,7 @@ layers:
 	$(Q)scripts/check-layers.sh
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# *//'
+	@sed -n '2,10p' Makefile | sed 's/^# *//'
 
 $(OUT) $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
@@ -97,6 +98,16 @@ DURATION ?= 20
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(OUT)/cpusteer demo --duration $(DURATION)
+
+# The SYNOPSIS comes from the same declarations as the parser and --help;
+# a selftest fails when the committed page differs from them.
+man: $(OUT)/cpusteer
+	$(Q)$(OUT)/cpusteer --man-synopsis > $(OUT)/synopsis.roff
+	$(Q)awk -v synopsis=$(OUT)/synopsis.roff ' \
+		/^\.SH SYNOPSIS/ { print; while ((getline line < synopsis) > 0) print line; skip = 1; next } \
+		/^\.SH / { skip = 0 } \
+		!skip' cpusteer.8 > $(OUT)/cpusteer.8
+	$(Q)mv $(OUT)/cpusteer.8 cpusteer.8
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h
