@@ -243,15 +243,8 @@ struct classify_opts {
 	bool as_json;
 };
 
-static int opt_json(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct classify_opts *)opts)->as_json = true;
-	return 0;
-}
-
 static const struct cli_option classify_options[] = {
-	{ "json", NULL, opt_json, "one JSON object with a \"packets\" array", NULL },
+	CLI_FLAG("json", struct classify_opts, as_json, "one JSON object with a \"packets\" array"),
 	{}
 };
 

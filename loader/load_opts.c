@@ -89,15 +89,6 @@ static int opt_threaded_napi(void *opts, const char *arg)
 	return parse_on_off("--threaded-napi", arg, &lo->dev.threaded);
 }
 
-static int opt_no_symmetric(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)arg;
-	lo->symmetric_off = true;
-	return 0;
-}
-
 static int opt_xdp_mode(void *opts, const char *arg)
 {
 	struct load_opts *lo = opts;
@@ -114,34 +105,25 @@ static int opt_xdp_mode(void *opts, const char *arg)
 	return 0;
 }
 
-static int opt_no_touch(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	(void)arg;
-	lo->notouch = true;
-	return 0;
-}
-
 /* What both load and set change: the cpumap entries and the device. */
 static const struct cli_option load_set_options[] = {
-	{ "no-symmetric", NULL, opt_no_symmetric, "symmetric mode off (the default)", NULL },
-	{ "qsize", "N", opt_qsize, "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
-	  CLI_NUMBER(DEFAULT_QSIZE) },
-	{ "remote", "none|pass|drop|redirect:IFACE", opt_remote,
+	CLI_FLAG("no-symmetric", struct load_opts, symmetric_off, "symmetric mode off (the default)"),
+	CLI_OPTION("qsize", "N", opt_qsize, "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
+	  CLI_NUMBER(DEFAULT_QSIZE)),
+	CLI_OPTION("remote", "none|pass|drop|redirect:IFACE", opt_remote,
 	  "second-stage program on the target CPU; none:\n"
-	  "frames go to that CPU's network stack", "none" },
-	{ "gro", "on|off", opt_gro, "the device's GRO feature", NULL },
-	{ "gro-flush-timeout", "NS", opt_gro_flush_timeout, "the device's NAPI gro_flush_timeout", NULL },
-	{ "defer-hard-irqs", "N", opt_defer_hard_irqs, "the device's NAPI napi_defer_hard_irqs", NULL },
-	{ "threaded-napi", "on|off", opt_threaded_napi, "threaded NAPI on the device", NULL },
+	  "frames go to that CPU's network stack", "none"),
+	CLI_OPTION("gro", "on|off", opt_gro, "the device's GRO feature", NULL),
+	CLI_OPTION("gro-flush-timeout", "NS", opt_gro_flush_timeout, "the device's NAPI gro_flush_timeout", NULL),
+	CLI_OPTION("defer-hard-irqs", "N", opt_defer_hard_irqs, "the device's NAPI napi_defer_hard_irqs", NULL),
+	CLI_OPTION("threaded-napi", "on|off", opt_threaded_napi, "threaded NAPI on the device", NULL),
 	{}
 };
 
 /* The attach itself is load's: changing it means a new attach. */
 static const struct cli_option attach_options[] = {
-	{ "xdp-mode", "native|skb", opt_xdp_mode, "attach mode", "native" },
-	{ "no-touch", NULL, opt_no_touch, "attach the benchmark floor: redirect without parsing", NULL },
+	CLI_OPTION("xdp-mode", "native|skb", opt_xdp_mode, "attach mode", "native"),
+	CLI_FLAG("no-touch", struct load_opts, notouch, "attach the benchmark floor: redirect without parsing"),
 	{}
 };
 

@@ -117,15 +117,15 @@ static int opt_hash(void *opts, const char *arg)
 }
 
 const struct cli_option steer_options[] = {
-	{ "cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
-	  "all online" },
-	{ "weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1" },
-	{ "key", "HEX", opt_key, "128-bit hash key, 32 hex digits", "random" },
-	{ "symmetric", NULL, opt_symmetric, "both directions of a connection share a CPU", NULL },
-	{ "buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
-	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS) },
-	{ "non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass" },
-	{ "hash", "siphash13|jhash", opt_hash, "flow hash", "siphash13" },
+	CLI_OPTION("cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
+	  "all online"),
+	CLI_OPTION("weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1"),
+	CLI_OPTION("key", "HEX", opt_key, "128-bit hash key, 32 hex digits", "random"),
+	CLI_OPTION("symmetric", NULL, opt_symmetric, "both directions of a connection share a CPU", NULL),
+	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
+	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
+	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
+	CLI_OPTION("hash", "siphash13|jhash", opt_hash, "flow hash", "siphash13"),
 	{}
 };
 

@@ -89,7 +89,7 @@ static int opt_flows(void *opts, const char *arg)
 }
 
 static const struct cli_option sample_pcap_options[] = {
-	{ "flows", "N", opt_flows, "UDP/TCP flows over IPv4 and IPv6", "16" },
+	CLI_OPTION("flows", "N", opt_flows, "UDP/TCP flows over IPv4 and IPv6", "16"),
 	{}
 };
 

@@ -238,30 +238,16 @@ static int opt_count(void *opts, const char *arg)
 	return parse_u32("--count", arg, 1, 0xffffffffu, &((struct stats_ctx *)opts)->count);
 }
 
-static int opt_extended(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct stats_ctx *)opts)->v.extended = true;
-	return 0;
-}
-
-static int opt_json(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct stats_ctx *)opts)->json = true;
-	return 0;
-}
-
 static const struct cli_option stats_options[] = {
-	{ "interval", "S", opt_interval, "seconds between blocks, 1-3600", "1" },
-	{ "count", "N", opt_count, "stop after N blocks", "until Ctrl-C or SIGTERM" },
-	{ "extended", NULL, opt_extended,
+	CLI_OPTION("interval", "S", opt_interval, "seconds between blocks, 1-3600", "1"),
+	CLI_OPTION("count", "N", opt_count, "stop after N blocks", "until Ctrl-C or SIGTERM"),
+	CLI_FLAG("extended", struct stats_ctx, v.extended,
 	  "every reason, target and action row even at zero, and\n"
 	  "per-CPU breakdowns (pass reasons and errors per receiving\n"
-	  "CPU, enqueue per source CPU, second stage per CPU)", NULL },
-	{ "json", NULL, opt_json,
+	  "CPU, enqueue per source CPU, second stage per CPU)"),
+	CLI_FLAG("json", struct stats_ctx, json,
 	  "one JSON object per interval, one line each, with rates\n"
-	  "and the cumulative totals since stats started", NULL },
+	  "and the cumulative totals since stats started"),
 	{}
 };
 

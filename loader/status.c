@@ -439,15 +439,8 @@ struct status_opts {
 	bool as_json;
 };
 
-static int opt_json(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct status_opts *)opts)->as_json = true;
-	return 0;
-}
-
 static const struct cli_option status_options[] = {
-	{ "json", NULL, opt_json, "one JSON object", NULL },
+	CLI_FLAG("json", struct status_opts, as_json, "one JSON object"),
 	{}
 };
 

@@ -26,17 +26,10 @@ static int opt_repeat(void *opts, const char *arg)
 	return parse_u32("repeat count", arg, 1, 100000000, &((struct program_opts *)opts)->repeat);
 }
 
-static int opt_program_json(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct program_opts *)opts)->as_json = true;
-	return 0;
-}
-
 static const struct cli_option program_options[] = {
-	{ "runs", "N", opt_program_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9" },
-	{ "repeat", "N", opt_repeat, "test-run repeats per run", "2000000" },
-	{ "json", NULL, opt_program_json, "print every figure as JSON on stdout", NULL },
+	CLI_OPTION("runs", "N", opt_program_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9"),
+	CLI_OPTION("repeat", "N", opt_repeat, "test-run repeats per run", "2000000"),
+	CLI_FLAG("json", struct program_opts, as_json, "print every figure as JSON on stdout"),
 	{}
 };
 
@@ -119,18 +112,18 @@ static int opt_dev(void *opts, const char *arg)
 }
 
 static const struct cli_option live_options[] = {
-	{ "duration", "S", opt_duration, "seconds per case and run", "5" },
-	{ "runs", "N", opt_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3" },
-	{ "flows", "N", opt_flows, "flows of the multi-flow cases", "1000" },
-	{ "scenario", "NAME", opt_scenario,
+	CLI_OPTION("duration", "S", opt_duration, "seconds per case and run", "5"),
+	CLI_OPTION("runs", "N", opt_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3"),
+	CLI_OPTION("flows", "N", opt_flows, "flows of the multi-flow cases", "1000"),
+	CLI_OPTION("scenario", "NAME", opt_scenario,
 	  "run only these; repeat the option or list them\n"
-	  "with commas", "all" },
-	{ "json", "FILE", opt_json,
+	  "with commas", "all"),
+	CLI_OPTION("json", "FILE", opt_json,
 	  "write every figure to FILE and a bar chart to FILE\n"
-	  "with .svg in place of .json; nothing is written without", NULL },
-	{ "dev", "IFACE", opt_dev,
+	  "with .svg in place of .json; nothing is written without", NULL),
+	CLI_OPTION("dev", "IFACE", opt_dev,
 	  "measure a real interface under outside traffic for\n"
-	  "--duration: receive rates, per CPU, softnet, IPIs", NULL },
+	  "--duration: receive rates, per CPU, softnet, IPIs", NULL),
 	{}
 };
 

@@ -107,8 +107,8 @@ static int opt_flows(void *opts, const char *arg)
 }
 
 static const struct cli_option demo_options[] = {
-	{ "duration", "S", opt_duration, "seconds of traffic, 1-3600", "20" },
-	{ "flows", "N", opt_flows, "flows", "1000" },
+	CLI_OPTION("duration", "S", opt_duration, "seconds of traffic, 1-3600", "20"),
+	CLI_OPTION("flows", "N", opt_flows, "flows", "1000"),
 	{}
 };
 

@@ -111,24 +111,17 @@ static int opt_dst_mac(void *opts, const char *arg)
 	return parse_mac(arg, a->dst_mac);
 }
 
-static int opt_json(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct gen_args *)opts)->as_json = true;
-	return 0;
-}
-
 static const struct cli_option gen_options[] = {
-	{ "flows", "N", opt_flows, "distinct flows, 1-64512", "1000" },
-	{ "size", "BYTES", opt_size,
+	CLI_OPTION("flows", "N", opt_flows, "distinct flows, 1-64512", "1000"),
+	CLI_OPTION("size", "BYTES", opt_size,
 	  "Ethernet frame without FCS, 64-" CLI_NUMBER(TRAFFICGEN_MAX_FRAME) ", at most MTU + 18",
-	  "64; 74 with --ipv6 --tcp, the headers alone" },
-	{ "ipv6", NULL, opt_ipv6, "IPv6 instead of IPv4", NULL },
-	{ "tcp", NULL, opt_tcp, "TCP ACK segments instead of UDP", NULL },
-	{ "duration", "S", opt_duration, "seconds to run, fractions allowed", "5" },
-	{ "cpu", "N", opt_cpu, "CPU to generate on", "the one gen starts on" },
-	{ "dst-mac", "MAC", opt_dst_mac, "destination MAC", "ff:ff:ff:ff:ff:ff" },
-	{ "json", NULL, opt_json, "one JSON object instead of a line", NULL },
+	  "64; 74 with --ipv6 --tcp, the headers alone"),
+	CLI_OPTION("ipv6", NULL, opt_ipv6, "IPv6 instead of IPv4", NULL),
+	CLI_OPTION("tcp", NULL, opt_tcp, "TCP ACK segments instead of UDP", NULL),
+	CLI_OPTION("duration", "S", opt_duration, "seconds to run, fractions allowed", "5"),
+	CLI_OPTION("cpu", "N", opt_cpu, "CPU to generate on", "the one gen starts on"),
+	CLI_OPTION("dst-mac", "MAC", opt_dst_mac, "destination MAC", "ff:ff:ff:ff:ff:ff"),
+	CLI_FLAG("json", struct gen_args, as_json, "one JSON object instead of a line"),
 	{}
 };
 

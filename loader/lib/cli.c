@@ -108,6 +108,14 @@ static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+static int apply(const struct cli_option *o, void *target, const char *arg)
+{
+	if (o->parse)
+		return o->parse(target, arg);
+	*(bool *)((char *)target + o->flag) = true;
+	return 0;
+}
+
 int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, int *operands)
 {
 	struct option_table t;
@@ -137,7 +145,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 			continue;
 		}
 		i = c - OPTION_ID_BASE;
-		err = t.opt[i]->parse(t.target[i], optarg);
+		err = apply(t.opt[i], t.target[i], optarg);
 		if (err)
 			return err < 0 ? err : -EINVAL;
 	}
@@ -153,7 +161,7 @@ int cli_set_option(const struct cli_option *options, void *opts, const char *nam
 
 	for (o = options; o->name; o++)
 		if (!strcmp(o->name, name))
-			return o->parse(opts, arg);
+			return apply(o, opts, arg);
 	return -ENOENT;
 }
 

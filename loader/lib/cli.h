@@ -10,6 +10,7 @@
 #ifndef CPUSTEER_CLI_H
 #define CPUSTEER_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -17,6 +18,7 @@
 /* One option. `parse` gets the command's option struct (moved by the
  * group's offset) and the value, NULL for a flag; it returns 0, or a
  * negative errno after printing one line that says why the value is bad.
+ * A flag without a parser sets the bool at offset `flag` instead.
  */
 struct cli_option {
 	const char *name;	/* long name, without the dashes */
@@ -24,7 +26,14 @@ struct cli_option {
 	int (*parse)(void *opts, const char *arg);
 	const char *help;	/* '\n' continues it under the help column */
 	const char *def;	/* the default as shown, or NULL */
+	size_t flag;
 };
+
+#define CLI_OPTION(name_, arg_, parse_, help_, def_) \
+	{ .name = (name_), .arg = (arg_), .parse = (parse_), .help = (help_), .def = (def_) }
+/* A flag that only sets a bool member of the group's struct. */
+#define CLI_FLAG(name_, type_, member_, help_) \
+	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_) }
 
 /* Options shared by several commands are declared once as a group and
  * parse into a member of each command's own option struct.
