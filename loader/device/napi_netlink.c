@@ -214,7 +214,7 @@ void napi_nl_init(struct napi_nl *nl)
 	nl->fd = -1;
 }
 
-int napi_nl_open(struct napi_nl *nl)
+int napi_nl_open_dump(struct napi_nl *nl)
 {
 	struct family_info fi = { 0 };
 	struct nl_req r;
@@ -232,10 +232,18 @@ int napi_nl_open(struct napi_nl *nl)
 	req_init(&r, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
 	req_put(&r, CTRL_ATTR_FAMILY_NAME, ND_FAMILY_NAME, sizeof(ND_FAMILY_NAME));
 	err = nl_talk(nl, &r, family_cb, &fi);
-	if (err || !fi.id || !fi.napi_get || !fi.napi_set)
+	if (err || !fi.id || !fi.napi_get)
 		return nl->err = -EOPNOTSUPP;
 	nl->family = fi.id;
+	nl->can_set = fi.napi_set;
 	return 0;
+}
+
+int napi_nl_open(struct napi_nl *nl)
+{
+	int err = napi_nl_open_dump(nl);
+
+	return err ? err : nl->can_set ? 0 : -EOPNOTSUPP;
 }
 
 struct dump_arg {

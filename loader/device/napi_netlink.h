@@ -8,6 +8,7 @@
 #ifndef CPUSTEER_NAPI_NETLINK_H
 #define CPUSTEER_NAPI_NETLINK_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 /* NAPI attributes of the netdev family. Debian 12's kernel headers (6.1)
@@ -25,6 +26,7 @@ struct napi_nl {
 	int fd;			/* -1 until napi_nl_open() */
 	int err;		/* why netlink is unusable, once known */
 	__u16 family;
+	bool can_set;	/* the kernel has NAPI_SET too */
 	__u32 seq;
 	char *buf;
 	/* The kernel's own explanation of the last failed request (its
@@ -52,6 +54,11 @@ void napi_nl_init(struct napi_nl *nl);
  * NAPI_SET (before 6.13).
  */
 int napi_nl_open(struct napi_nl *nl);
+
+/* napi_nl_open() for a reader: needs only NAPI_GET (6.9), so it shows
+ * the instances of a kernel that cannot change them yet.
+ */
+int napi_nl_open_dump(struct napi_nl *nl);
 
 /* Appends the NAPI instances of device `ifindex` to *l. */
 int napi_nl_dump(struct napi_nl *nl, int ifindex, struct napi_list *l);
