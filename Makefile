@@ -80,7 +80,15 @@ $(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-# Small programs the network tests drive (senders, receivers).
+# Small programs the network tests drive (senders, receivers). Those
+# that do what the loader already does link its objects, like the C
+# selftests, rather than keep copies of its code.
+LINKED_TOOLS := $(addprefix $(OUT)/selftests/tools/,napi_show)
+
+$(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c $(LIB_OBJS) | $(OUT)/selftests/tools
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+
 $(OUT)/selftests/tools/%: selftests/tools/%.c | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
