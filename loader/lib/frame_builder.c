@@ -107,7 +107,7 @@ static size_t write_l4(const struct pkt_spec *s, __u8 *p, bool with_header)
 		put16(p + 14, 65535);	/* window */
 	}
 	for (i = 0; i < s->payload_len; i++)
-		p[hlen + i] = (__u8)i;
+		p[hlen + i] = s->payload ? s->payload[i] : (__u8)i;
 	return hlen + s->payload_len;
 }
 

@@ -34,6 +34,7 @@ struct pkt_spec {
 	bool more_fragments;
 	__u32 frag_id;
 	size_t payload_len;
+	const __u8 *payload;	/* payload_len bytes; NULL: 0, 1, 2, ... */
 };
 
 /* A UDP flow 10.0.0.1:1000 -> 10.0.0.2:2000 (or fd00::1 -> fd00::2). */
