@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <pcap/pcap.h>
 #include "capture.h"
@@ -88,13 +89,22 @@ unsigned long capture_frames(const struct capture *c)
 	return c->frames;
 }
 
-void capture_close(struct capture *c)
+int capture_close(struct capture *c)
 {
+	int err = 0;
+
 	if (!c)
-		return;
+		return 0;
+	/* Buffered writes fail at the flush; pcap_dump_close() would hide
+	 * that, so flush first.
+	 */
+	errno = 0;
+	if (c->dumper && (pcap_dump_flush(c->dumper) || ferror(pcap_dump_file(c->dumper))))
+		err = errno ? -errno : -EIO;
 	if (c->dumper)
 		pcap_dump_close(c->dumper);
 	if (c->pcap)
 		pcap_close(c->pcap);
 	free(c);
+	return err;
 }

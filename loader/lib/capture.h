@@ -18,6 +18,9 @@ struct capture *capture_open_write(const char *path);
 void capture_write(struct capture *c, const __u8 *frame, size_t len);
 /* Frames read or written so far. */
 unsigned long capture_frames(const struct capture *c);
-void capture_close(struct capture *c);
+/* Negative errno when a frame written could not be stored (a full
+ * disk): pcap_dump() itself cannot tell.
+ */
+int capture_close(struct capture *c);
 
 #endif
