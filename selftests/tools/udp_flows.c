@@ -26,13 +26,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "capture.h"
+#include "frame_builder.h"
 
 #define MAX_FLOWS 1024
 #define PAYLOAD 64
@@ -272,115 +273,43 @@ static int do_send(const struct opts *o)
 	return failed ? 1 : 0;
 }
 
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
+/* Long enough for any frame pkt_build() may write (frame_builder.h). */
+#define FRAME_CAP 512
 
-static uint32_t csum_add(uint32_t sum, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static void put16(uint8_t *p, unsigned int v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-/* pcap headers are in the writer's byte order; readers tell by the magic. */
-static void put_host16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
-
-static void put_host32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-/* One Ethernet/IP/UDP frame of flow i, checksums filled in. */
-static size_t build_frame(const struct flows *f, unsigned int i, uint8_t *fr)
-{
-	static const uint8_t macs[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
-	size_t l3 = 14, l3len = f->family == AF_INET ? 20 : 40, udplen = 8 + PAYLOAD;
-	uint8_t *ip = fr + l3, *udp = fr + l3 + l3len;
-	uint32_t sum;
-
-	memset(fr, 0, l3 + l3len + udplen);
-	memcpy(fr, macs, sizeof(macs));
-	put16(fr + 12, f->family == AF_INET ? 0x0800 : 0x86dd);
-	if (f->family == AF_INET) {
-		ip[0] = 0x45;
-		put16(ip + 2, l3len + udplen);
-		put16(ip + 4, i);
-		ip[8] = 64;
-		ip[9] = IPPROTO_UDP;
-		memcpy(ip + 12, &f->src, 4);
-		memcpy(ip + 16, &f->dst, 4);
-		put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-		sum = csum_add(0, ip + 12, 8);
-	} else {
-		ip[0] = 0x60;
-		put16(ip + 4, udplen);
-		ip[6] = IPPROTO_UDP;
-		ip[7] = 64;
-		memcpy(ip + 8, &f->src, 16);
-		memcpy(ip + 24, &f->dst, 16);
-		sum = csum_add(0, ip + 8, 32);
-	}
-	put16(udp, f->sport + i);
-	put16(udp + 2, f->dport + i);
-	put16(udp + 4, udplen);
-	memcpy(udp + 8, &i, sizeof(i));
-	sum += IPPROTO_UDP + udplen;
-	sum = csum_fold(csum_add(sum, udp, udplen));
-	put16(udp + 6, sum ? sum : 0xffff);
-	return l3 + l3len + udplen;
-}
-
-/* The classic pcap format: a 24-byte file header, then a 16-byte record
- * header before each frame.
- */
 static int do_pcap(const struct opts *o)
 {
-	uint8_t hdr[24] = {}, rec[16], frame[256];
-	FILE *out;
+	unsigned char payload[PAYLOAD] = {};
+	__u8 frame[FRAME_CAP];
+	struct capture *out;
+	struct pkt_spec s;
 	unsigned int i;
-	size_t len;
+	int err;
 
 	if (!o->out)
 		usage();
-	out = fopen(o->out, "wb");
+	out = capture_open_write(o->out);
 	if (!out)
-		die(o->out);
-	put_host32(hdr, 0xa1b2c3d4);	/* microsecond timestamps */
-	put_host16(hdr + 4, 2);		/* version 2.4 */
-	put_host16(hdr + 6, 4);
-	put_host32(hdr + 16, 65535);	/* snaplen */
-	put_host32(hdr + 20, 1);	/* LINKTYPE_ETHERNET */
-	if (fwrite(hdr, sizeof(hdr), 1, out) != 1)
-		die(o->out);
+		exit(1);
 	for (i = 0; i < o->f.n; i++) {
-		len = build_frame(&o->f, i, frame);
-		put_host32(rec, 1);		/* seconds */
-		put_host32(rec + 4, i);		/* microseconds */
-		put_host32(rec + 8, len);	/* captured */
-		put_host32(rec + 12, len);	/* on the wire */
-		if (fwrite(rec, sizeof(rec), 1, out) != 1 || fwrite(frame, len, 1, out) != 1)
-			die(o->out);
+		pkt_spec_init(&s, o->f.family == AF_INET ? 4 : 6, IPPROTO_UDP);
+		memcpy(s.saddr, &o->f.src, sizeof(s.saddr));
+		memcpy(s.daddr, &o->f.dst, sizeof(s.daddr));
+		s.sport = o->f.sport + i;
+		s.dport = o->f.dport + i;
+		/* What `send` puts first in flow i's datagrams, and an IP ID per
+		 * flow, so a frame of the capture names its flow.
+		 */
+		s.ip_id = i;
+		memcpy(payload, &i, sizeof(i));
+		s.payload = payload;
+		s.payload_len = sizeof(payload);
+		capture_write(out, frame, pkt_build(&s, frame, sizeof(frame)));
 	}
-	if (fclose(out))
+	err = capture_close(out);
+	if (err) {
+		errno = -err;
 		die(o->out);
+	}
 	return 0;
 }
 
