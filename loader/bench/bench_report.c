@@ -12,22 +12,13 @@
 #include "json.h"
 #include "log.h"
 #include "stats_math.h"
+#include "sums.h"
 
 /* ---- summary table ---- */
 
 static double per_second(double count, const struct bench_figures *f)
 {
 	return f->seconds > 0 ? count / f->seconds : NAN;
-}
-
-static double sum_cpus(const double *v, int n)
-{
-	double s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return s;
 }
 
 /* "value (xratio)", or "-" for a figure that does not apply. The
@@ -76,7 +67,7 @@ static void print_rates(const struct bench_result *r, FILE *f)
 		put_figure(f, 17, "%.0f", per_second(m->ipi_call, m), q->ipi_call, base);
 		put_figure(f, 17, "%.0f", per_second(m->ipi_resched, m), q->ipi_resched, base);
 		put_figure(f, 11, "%.0f",
-			   per_second(sum_cpus(m->softnet_squeeze, r->ncpus), m), NAN, true);
+			   per_second(sum_double(m->softnet_squeeze, r->ncpus), m), NAN, true);
 		fputc('\n', f);
 	}
 }

@@ -15,6 +15,7 @@
 #include "instance.h"
 #include "kernel_features.h"
 #include "log.h"
+#include "sums.h"
 #include "trace.h"
 #include "trace.skel.h"
 
@@ -240,16 +241,6 @@ static int read_percpu(struct bpf_map *map, __u32 key, __u64 *vals, int ncpus)
 				    (size_t)ncpus * sizeof(__u64), 0);
 }
 
-static __u64 sum(const __u64 *v, int n)
-{
-	__u64 s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += v[i];
-	return s;
-}
-
 static int read_enqueue(struct tracer *t, struct stats_sample *s, __u64 *v)
 {
 	int n = t->ncpus, to, from, err = 0;
@@ -316,11 +307,11 @@ static int read_tracepoints(struct tracer *t, struct stats_sample *s)
 	for (slot = 0; !err && t->attached[TP_XDP_EXCEPTION] &&
 		       slot < TRACE_EXCEPTION_SLOTS; slot++) {
 		err = read_percpu(t->skel->maps.exceptions, slot, v, n);
-		s->exceptions[slot] = err ? 0 : sum(v, n);
+		s->exceptions[slot] = err ? 0 : sum_u64(v, n);
 	}
 	if (!err && t->attached[TP_XDP_REDIRECT_ERR]) {
 		err = read_percpu(t->skel->maps.redirect_errs, 0, v, n);
-		s->redirect_errors = err ? 0 : sum(v, n);
+		s->redirect_errors = err ? 0 : sum_u64(v, n);
 	}
 	free(v);
 	return err;
