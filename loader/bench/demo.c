@@ -14,6 +14,7 @@
 #include "log.h"
 #include "observer.h"
 #include "cli.h"
+#include "sums.h"
 #include "testbed.h"
 
 /* `cpusteer stats` in the namespace: its display is the operator's view,
@@ -32,7 +33,7 @@ static pid_t spawn_stats(struct testbed *b, __u32 seconds)
 static void print_summary(const struct testbed *b, const struct generator *g,
 			  const struct bench_figures *f)
 {
-	double total = 0;
+	double total = sum_double(f->redirected, b->ncpus);
 	int cpu;
 
 	printf("\ndemo summary: %.1f s, %u flows, generator on CPU 0\n", g->res.seconds,
@@ -45,8 +46,6 @@ static void print_summary(const struct testbed *b, const struct generator *g,
 	if (isfinite(f->queue_drops))
 		printf("  queue-full drops %14.0f  (cpumap queues of the target CPUs)\n",
 		       f->queue_drops);
-	for (cpu = 0; cpu < b->ncpus; cpu++)
-		total += f->redirected[cpu];
 	for (cpu = 0; cpu < b->ncpus; cpu++)
 		if (f->redirected[cpu])
 			printf("  cpu %-3d redirected %14.0f  %5.1f%%\n", cpu, f->redirected[cpu],

@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "log.h"
 #include "frame_builder.h"
+#include "sums.h"
 #include "trafficgen.h"
 #include "trafficgen.skel.h"
 
@@ -411,7 +412,7 @@ static int send_all(struct gen_shared *sh, int cpu, struct trafficgen_result *re
 
 static int sum_percpu(struct bpf_map *map, __u64 *total)
 {
-	int ncpus = libbpf_num_possible_cpus(), i, err;
+	int ncpus = libbpf_num_possible_cpus(), err;
 	__u32 zero = 0;
 	__u64 *vals;
 
@@ -421,8 +422,7 @@ static int sum_percpu(struct bpf_map *map, __u64 *total)
 	if (!vals)
 		return -ENOMEM;
 	err = bpf_map__lookup_elem(map, &zero, sizeof(zero), vals, ncpus * sizeof(*vals), 0);
-	for (*total = 0, i = 0; !err && i < ncpus; i++)
-		*total += vals[i];
+	*total = err ? 0 : sum_u64(vals, ncpus);
 	free(vals);
 	return err;
 }
