@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "names.h"
 #include "stats_view.h"
+#include "sums.h"
 
 #define LABEL_W 20
 #define COL_W 13
@@ -256,16 +257,6 @@ static void print_remote(const struct stats_view *v, double dt)
 	}
 }
 
-static __u64 exceptions_all(const struct stats_sample *s)
-{
-	__u64 count = 0;
-	int slot;
-
-	for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
-		count += s->exceptions[slot];
-	return count;
-}
-
 static void print_xdp_errors(const struct stats_view *v, double dt)
 {
 	static const char *const cols[] = { "event/s" };
@@ -274,7 +265,7 @@ static void print_xdp_errors(const struct stats_view *v, double dt)
 
 	put_header("XDP ERRORS", cols, 1);
 	if (v->tracer->attached[TP_XDP_EXCEPTION]) {
-		put_figure_row(exceptions_all(d), dt, "  exceptions");
+		put_figure_row(sum_u64(d->exceptions, TRACE_EXCEPTION_SLOTS), dt, "  exceptions");
 		for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
 			if (d->exceptions[slot] || v->extended)
 				put_figure_row(d->exceptions[slot], dt, "    %s",
