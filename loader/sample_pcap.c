@@ -10,7 +10,7 @@
 #include "capture.h"
 #include "commands.h"
 #include "log.h"
-#include "options.h"
+#include "cli.h"
 #include "frame_builder.h"
 
 static void write_spec(struct capture *w, const struct pkt_spec *s)
@@ -110,6 +110,7 @@ const struct cli_command sample_pcap_command = {
 int cmd_sample_pcap(int argc, char **argv)
 {
 	struct capture *w;
+	unsigned long frames;
 	__u32 flows = 16;
 	int operand, err;
 
@@ -121,7 +122,13 @@ int cmd_sample_pcap(int argc, char **argv)
 		return 1;
 	write_flows(w, flows);
 	write_special_cases(w);
-	printf("wrote %lu frames to %s\n", capture_frames(w), argv[operand]);
-	capture_close(w);
+	frames = capture_frames(w);
+	/* A full disk shows only when the buffered frames are flushed. */
+	err = capture_close(w);
+	if (err) {
+		log_err("cannot write capture %s: %s", argv[operand], strerror(-err));
+		return 1;
+	}
+	printf("wrote %lu frames to %s\n", frames, argv[operand]);
 	return 0;
 }
