@@ -21,9 +21,10 @@ mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 
 count() {
 	local out=$1 rc=$2 name=$3 p f s
-	p=$(grep -c '^ok - ' "$out")
-	f=$(grep -c '^not ok - ' "$out")
-	s=$(grep -c '^skip - ' "$out")
+	# "ok - NAME" or, from the C tests, the TAP "ok I - NAME [# SKIP why]".
+	p=$(grep -E '^ok( [0-9]+)? - ' "$out" | grep -vc '# SKIP')
+	f=$(grep -Ec '^not ok( [0-9]+)? - ' "$out")
+	s=$(( $(grep -c '^skip - ' "$out") + $(grep -E '^ok( [0-9]+)? - ' "$out" | grep -c '# SKIP') ))
 	# A test program that dies without reporting a failure still failed.
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "not ok - $name: exited with status $rc"

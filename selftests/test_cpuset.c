@@ -411,28 +411,31 @@ static void offline_cpus_of_a_set_are_listed(void)
 	cpu_machine_free(&m);
 }
 
+static const struct tu_test tests[] = {
+	TU_TEST(host_list_0_383_holds_384_cpus),
+	TU_TEST(host_list_0_4095_sparse_holds_two_cpus),
+	TU_TEST(host_list_empty_is_no_cpu),
+	TU_TEST(this_machine_lists_read_from_sysfs),
+	TU_TEST(cpus_0_3_valid_on_384_cpu_host),
+	TU_TEST(cpus_300_303_valid_on_384_cpu_host),
+	TU_TEST(cpus_256_above_255_valid_on_384_cpu_host),
+	TU_TEST(default_cpus_refused_on_384_cpu_host),
+	TU_TEST(default_cpus_are_the_online_ones),
+	TU_TEST(cpus_257_targets_refused_with_count),
+	TU_TEST(cpu_beyond_machine_refused_as_no_such_cpu),
+	TU_TEST(cpu_number_above_65535_refused),
+	TU_TEST(sparse_cpus_0_4095_parse_and_validate),
+	TU_TEST(cpu_listed_twice_refused),
+	TU_TEST(trailing_comma_in_cpus_refused),
+	TU_TEST(trailing_comma_in_weights_refused),
+	TU_TEST(offline_cpu_refused_on_load),
+	TU_TEST(offline_cpu_of_running_set_is_kept),
+	TU_TEST(offline_cpu_newly_added_refused_despite_running_set),
+	TU_TEST(offline_non_ip_cpu_kept_unless_given_again),
+	TU_TEST(offline_cpus_of_a_set_are_listed),
+};
+
 int main(void)
 {
-	RUN_TEST(host_list_0_383_holds_384_cpus);
-	RUN_TEST(host_list_0_4095_sparse_holds_two_cpus);
-	RUN_TEST(host_list_empty_is_no_cpu);
-	RUN_TEST(this_machine_lists_read_from_sysfs);
-	RUN_TEST(cpus_0_3_valid_on_384_cpu_host);
-	RUN_TEST(cpus_300_303_valid_on_384_cpu_host);
-	RUN_TEST(cpus_256_above_255_valid_on_384_cpu_host);
-	RUN_TEST(default_cpus_refused_on_384_cpu_host);
-	RUN_TEST(default_cpus_are_the_online_ones);
-	RUN_TEST(cpus_257_targets_refused_with_count);
-	RUN_TEST(cpu_beyond_machine_refused_as_no_such_cpu);
-	RUN_TEST(cpu_number_above_65535_refused);
-	RUN_TEST(sparse_cpus_0_4095_parse_and_validate);
-	RUN_TEST(cpu_listed_twice_refused);
-	RUN_TEST(trailing_comma_in_cpus_refused);
-	RUN_TEST(trailing_comma_in_weights_refused);
-	RUN_TEST(offline_cpu_refused_on_load);
-	RUN_TEST(offline_cpu_of_running_set_is_kept);
-	RUN_TEST(offline_cpu_newly_added_refused_despite_running_set);
-	RUN_TEST(offline_non_ip_cpu_kept_unless_given_again);
-	RUN_TEST(offline_cpus_of_a_set_are_listed);
-	return tu_total_failed ? 1 : 0;
+	return tu_run(tests, ARRAY_SIZE(tests));
 }

@@ -542,23 +542,26 @@ static void rehash_with_new_cpus_and_size_agrees_with_brute_force(void)
 	free(new);
 }
 
+static const struct tu_test tests[] = {
+	TU_TEST(rebalance_adding_cpu_moves_only_its_share),
+	TU_TEST(rebalance_removing_cpu_moves_only_its_buckets),
+	TU_TEST(weights_100_1_over_2_buckets_give_one_each),
+	TU_TEST(weights_1000000_1_1_1_over_512_give_every_cpu_a_bucket),
+	TU_TEST(weights_5_1_1_over_3_buckets_give_one_each),
+	TU_TEST(zero_weight_cpu_gets_no_bucket),
+	TU_TEST(shares_within_one_of_ideal_and_total_exact),
+	TU_TEST(resize_takes_owner_of_largest_overlap),
+	TU_TEST(moved_fraction_counts_hash_values_exactly),
+	TU_TEST(resize_512_to_1024_moves_no_flow),
+	TU_TEST(resize_1024_to_512_moves_half_not_seven_eighths),
+	TU_TEST(resize_512_to_1024_and_back_moves_no_flow),
+	TU_TEST(resize_to_any_size_agrees_with_brute_force),
+	TU_TEST(adding_cpus_2_5_to_2_7_moves_one_third),
+	TU_TEST(rehash_on_8_equal_cpus_moves_seven_eighths),
+	TU_TEST(rehash_with_new_cpus_and_size_agrees_with_brute_force),
+};
+
 int main(void)
 {
-	RUN_TEST(rebalance_adding_cpu_moves_only_its_share);
-	RUN_TEST(rebalance_removing_cpu_moves_only_its_buckets);
-	RUN_TEST(weights_100_1_over_2_buckets_give_one_each);
-	RUN_TEST(weights_1000000_1_1_1_over_512_give_every_cpu_a_bucket);
-	RUN_TEST(weights_5_1_1_over_3_buckets_give_one_each);
-	RUN_TEST(zero_weight_cpu_gets_no_bucket);
-	RUN_TEST(shares_within_one_of_ideal_and_total_exact);
-	RUN_TEST(resize_takes_owner_of_largest_overlap);
-	RUN_TEST(moved_fraction_counts_hash_values_exactly);
-	RUN_TEST(resize_512_to_1024_moves_no_flow);
-	RUN_TEST(resize_1024_to_512_moves_half_not_seven_eighths);
-	RUN_TEST(resize_512_to_1024_and_back_moves_no_flow);
-	RUN_TEST(resize_to_any_size_agrees_with_brute_force);
-	RUN_TEST(adding_cpus_2_5_to_2_7_moves_one_third);
-	RUN_TEST(rehash_on_8_equal_cpus_moves_seven_eighths);
-	RUN_TEST(rehash_with_new_cpus_and_size_agrees_with_brute_force);
-	return tu_total_failed ? 1 : 0;
+	return tu_run(tests, ARRAY_SIZE(tests));
 }

@@ -1546,43 +1546,46 @@ static void notouch_redirects_round_robin_over_buckets(void)
 	env_stop(&e);
 }
 
+static const struct tu_test tests[] = {
+	TU_TEST(vlan_tagged_frame_lands_like_untagged),
+	TU_TEST(qinq_frame_lands_like_untagged),
+	TU_TEST(three_vlan_tags_pass_as_vlan_depth),
+	TU_TEST(ipv4_options_do_not_change_hash),
+	TU_TEST(ipv4_bad_ihl_or_version_passes_as_bad_l3),
+	TU_TEST(ipv4_truncated_header_passes_as_truncated_l3),
+	TU_TEST(ipv6_ext_headers_do_not_change_hash),
+	TU_TEST(ipv6_ext_header_length_field_is_honoured),
+	TU_TEST(ipv6_nine_ext_headers_pass_as_ext_headers),
+	TU_TEST(ipv6_truncated_ext_header_passes),
+	TU_TEST(ttl_tos_id_and_flow_label_do_not_move_flow),
+	TU_TEST(ipv4_fragments_of_one_datagram_share_cpu),
+	TU_TEST(ipv6_fragments_of_one_datagram_share_cpu),
+	TU_TEST(sctp_ports_are_parsed),
+	TU_TEST(icmp_hashes_on_addresses_and_protocol),
+	TU_TEST(same_flow_in_any_wrapping_lands_on_one_cpu),
+	TU_TEST(symmetric_mode_maps_both_directions_alike),
+	TU_TEST(asymmetric_mode_tells_directions_apart),
+	TU_TEST(key_change_moves_about_half_of_flows),
+	TU_TEST(same_key_gives_identical_placement),
+	TU_TEST(flow_cpu_is_table_entry_of_its_bucket),
+	TU_TEST(weights_3_1_give_cpu0_three_quarters),
+	TU_TEST(ports_spread_flows_of_two_hosts_siphash13),
+	TU_TEST(ports_spread_flows_of_two_hosts_jhash),
+	TU_TEST(random_short_frames_pass_or_redirect),
+	TU_TEST(truncated_real_frames_pass_or_redirect),
+	TU_TEST(frame_shorter_than_ethernet_is_refused),
+	TU_TEST(arp_passes_as_non_ip_by_default),
+	TU_TEST(arp_redirects_to_non_ip_cpu),
+	TU_TEST(counters_reconcile_with_frames_sent),
+	TU_TEST(bucket_without_cpumap_entry_passes_as_error),
+	TU_TEST(bucket_naming_unknown_cpu_passes_as_error),
+	TU_TEST(notouch_redirects_round_robin_over_buckets),
+};
+
 int main(void)
 {
 	/* libbpf's own messages only on request, as in cpusteer -v. */
 	log_verbose = getenv("CPUSTEER_TEST_VERBOSE") != NULL;
 	log_setup_libs();
-	RUN_TEST(vlan_tagged_frame_lands_like_untagged);
-	RUN_TEST(qinq_frame_lands_like_untagged);
-	RUN_TEST(three_vlan_tags_pass_as_vlan_depth);
-	RUN_TEST(ipv4_options_do_not_change_hash);
-	RUN_TEST(ipv4_bad_ihl_or_version_passes_as_bad_l3);
-	RUN_TEST(ipv4_truncated_header_passes_as_truncated_l3);
-	RUN_TEST(ipv6_ext_headers_do_not_change_hash);
-	RUN_TEST(ipv6_ext_header_length_field_is_honoured);
-	RUN_TEST(ipv6_nine_ext_headers_pass_as_ext_headers);
-	RUN_TEST(ipv6_truncated_ext_header_passes);
-	RUN_TEST(ttl_tos_id_and_flow_label_do_not_move_flow);
-	RUN_TEST(ipv4_fragments_of_one_datagram_share_cpu);
-	RUN_TEST(ipv6_fragments_of_one_datagram_share_cpu);
-	RUN_TEST(sctp_ports_are_parsed);
-	RUN_TEST(icmp_hashes_on_addresses_and_protocol);
-	RUN_TEST(same_flow_in_any_wrapping_lands_on_one_cpu);
-	RUN_TEST(symmetric_mode_maps_both_directions_alike);
-	RUN_TEST(asymmetric_mode_tells_directions_apart);
-	RUN_TEST(key_change_moves_about_half_of_flows);
-	RUN_TEST(same_key_gives_identical_placement);
-	RUN_TEST(flow_cpu_is_table_entry_of_its_bucket);
-	RUN_TEST(weights_3_1_give_cpu0_three_quarters);
-	RUN_TEST(ports_spread_flows_of_two_hosts_siphash13);
-	RUN_TEST(ports_spread_flows_of_two_hosts_jhash);
-	RUN_TEST(random_short_frames_pass_or_redirect);
-	RUN_TEST(truncated_real_frames_pass_or_redirect);
-	RUN_TEST(frame_shorter_than_ethernet_is_refused);
-	RUN_TEST(arp_passes_as_non_ip_by_default);
-	RUN_TEST(arp_redirects_to_non_ip_cpu);
-	RUN_TEST(counters_reconcile_with_frames_sent);
-	RUN_TEST(bucket_without_cpumap_entry_passes_as_error);
-	RUN_TEST(bucket_naming_unknown_cpu_passes_as_error);
-	RUN_TEST(notouch_redirects_round_robin_over_buckets);
-	return tu_total_failed ? 1 : 0;
+	return tu_run(tests, ARRAY_SIZE(tests));
 }

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A minimal test harness for the C selftests. Each test prints one line:
- *   ok - NAME
- *   not ok - NAME: what was expected and what came
- *   skip - NAME: why
- * selftests/run.sh counts these lines across all test programs.
+/* A minimal TAP harness for the C selftests. A program lists its tests
+ * once, in a table, and the plan ("1..N") is printed from that table
+ * before any test runs, so selftests/run.sh can tell a program that
+ * stopped early from one that had fewer tests:
+ *   static const struct tu_test tests[] = { TU_TEST(fn), ... };
+ *   int main(void) { return tu_run(tests, ARRAY_SIZE(tests)); }
+ * Each test reports "ok I - NAME", "not ok I - NAME" (after "#" lines
+ * saying what was expected and what came) or "ok I - NAME # SKIP why".
+ * A test that failed and then skipped is reported "not ok": a skip must
+ * not hide what went wrong before it.
  */
 #ifndef CPUSTEER_TEST_UTIL_H
 #define CPUSTEER_TEST_UTIL_H
@@ -12,9 +17,21 @@
 #include <string.h>
 #include <linux/types.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+struct tu_test {
+	const char *name;
+	void (*fn)(void);
+};
+
+#define TU_TEST(fn) { #fn, fn }
+
 static int tu_failures;		/* in the current test */
 static const char *tu_skip;	/* set by SKIP() */
 static int tu_total_failed;
+static size_t tu_done;		/* tests reported so far */
 
 #define ASSERT_EQ(actual, expected, what)                                          \
 	do {                                                                       \
@@ -51,20 +68,63 @@ static int tu_total_failed;
 		return;                                                            \
 	} while (0)
 
-#define RUN_TEST(fn)                                                               \
-	do {                                                                       \
-		tu_failures = 0;                                                   \
-		tu_skip = NULL;                                                    \
-		fn();                                                              \
-		if (tu_skip)                                                       \
-			printf("skip - %s: %s\n", #fn, tu_skip);                   \
-		else if (tu_failures) {                                            \
-			printf("not ok - %s\n", #fn);                              \
-			tu_total_failed++;                                         \
-		} else                                                             \
-			printf("ok - %s\n", #fn);                                  \
-		fflush(stdout);                                                    \
-	} while (0)
+static inline void tu_plan(size_t n)
+{
+	printf("1..%zu\n", n);
+	fflush(stdout);
+}
+
+/* Runs the next test of the plan and reports it. */
+static inline void tu_run_one(const struct tu_test *t)
+{
+	size_t i = ++tu_done;
+
+	tu_failures = 0;
+	tu_skip = NULL;
+	t->fn();
+	if (tu_skip && !tu_failures) {
+		printf("ok %zu - %s # SKIP %s\n", i, t->name, tu_skip);
+	} else if (tu_failures) {
+		if (tu_skip)
+			printf("#   skipped after failing: %s\n", tu_skip);
+		printf("not ok %zu - %s\n", i, t->name);
+		tu_total_failed++;
+	} else {
+		printf("ok %zu - %s\n", i, t->name);
+	}
+	fflush(stdout);
+}
+
+/* Reports every test of the plan not yet run as failed, for when what
+ * the rest needs cannot be set up; the plan still matches.
+ */
+static inline void tu_abort(const struct tu_test *tests, size_t n, const char *why)
+{
+	while (tu_done < n) {
+		printf("#   %s\n", why);
+		printf("not ok %zu - %s\n", tu_done + 1, tests[tu_done].name);
+		tu_done++;
+		tu_total_failed++;
+	}
+	fflush(stdout);
+}
+
+/* Runs tests[from..to) of the plan. */
+static inline void tu_run_range(const struct tu_test *tests, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to; i++)
+		tu_run_one(&tests[i]);
+}
+
+/* The plan, every test, and main's exit status. */
+static inline int tu_run(const struct tu_test *tests, size_t n)
+{
+	tu_plan(n);
+	tu_run_range(tests, 0, n);
+	return tu_total_failed ? 1 : 0;
+}
 
 /* splitmix64: reproducible pseudo-random numbers, the same on every run
  * for the same seed, so a failing case can be run again.
