@@ -1,8 +1,7 @@
 # shellcheck shell=bash
 # Shared by the network namespace tests (selftests/test_netns_*.sh): the
-# topology, running commands on either side, reading cpusteer's maps, and
-# reporting. Source it, call netns_setup, then run the tests; teardown is
-# trapped on EXIT and runs however the script ends.
+# topology, running commands on either side, reading cpusteer's maps.
+# Source it, t_plan the tests, call netns_setup, then run the tests.
 #
 #   netns csA<pid>                              netns csB<pid>
 #   +-------------------------------+           +-------------------------------+
@@ -23,11 +22,15 @@
 # the host's bpffs (`ip netns exec` remounts /sys and hides it). Reads of
 # B's own sysfs go through `ip netns exec`.
 #
-# Every test prints "ok - NAME", or "#" lines with what was expected and
-# what came followed by "not ok - NAME", or "skip - NAME: why".
+# Reporting is lib.sh's (t_plan, t_begin, t_end, ...); this file only
+# adds the fixtures. netns_cleanup is registered with t_on_exit before
+# anything is built, so a failing test, an `exit` in the middle or a
+# signal removes the namespaces, the veth pair, the pins, the background
+# commands and the scratch directory.
 
-NETNS_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-CPUSTEER=${CPUSTEER:-$NETNS_TOP/build/cpusteer}
+# shellcheck source=selftests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+NETNS_TOP=$TU_TOP
 TOOLS=${TOOLS:-$NETNS_TOP/build/selftests/tools}
 NSA=csA$$
 NSB=csB$$
@@ -41,61 +44,7 @@ PINS=			# the instance's pin folder, set by netns_setup
 KEY1=000102030405060708090a0b0c0d0e0f
 KEY2=f0e1d2c3b4a5968778695a4b3c2d1e0f
 NETNS_TMP=
-NETNS_FAILED=0
 _bg_pids=()
-_notes=0
-
-# --- reporting -----------------------------------------------------------
-
-t_begin() {	# NAME
-	T_NAME=$1
-	_notes=0
-}
-
-t_fail() {	# MESSAGE...
-	echo "#   $*"
-	_notes=$((_notes + 1))
-}
-
-t_eq() {	# WHAT EXPECTED ACTUAL
-	[ "$2" = "$3" ] || t_fail "$1: expected '$2', got '$3'"
-}
-
-t_ge() {	# WHAT MINIMUM ACTUAL
-	if ! [ "$3" -ge "$2" ] 2>/dev/null; then
-		t_fail "$1: expected at least $2, got '$3'"
-	fi
-}
-
-t_end() {
-	if [ "$_notes" -gt 0 ]; then
-		echo "not ok - $T_NAME"
-		NETNS_FAILED=$((NETNS_FAILED + 1))
-	else
-		echo "ok - $T_NAME"
-	fi
-}
-
-t_skip() {	# WHY...
-	echo "skip - $T_NAME: $*"
-}
-
-# Reports every named test failed, for when the topology cannot be built.
-t_abort() {	# WHY NAME...
-	local why=$1 name
-
-	shift
-	for name in "$@"; do
-		echo "#   $why"
-		echo "not ok - $name"
-	done
-	exit 1
-}
-
-netns_exit() {
-	[ "$NETNS_FAILED" = 0 ]
-	exit
-}
 
 # --- running things -------------------------------------------------------
 
@@ -198,10 +147,7 @@ netns_cleanup() {
 netns_setup() {	# [v4only]
 	local v4only=${1:-} t mac_a mac_b
 
-	trap netns_cleanup EXIT
-	# A signal (run.sh's timeout) ends the script through the EXIT trap.
-	trap 'exit 130' INT
-	trap 'exit 143' TERM HUP
+	t_on_exit netns_cleanup
 	if [ "$(id -u)" != 0 ]; then
 		NETNS_WHY="needs root"
 		return 1

@@ -10,9 +10,10 @@
 # and must leave no namespace, link or pin behind: after a normal run,
 # and after SIGINT in the middle of one.
 set -u
+# shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib.sh"
 
-tu_tmpdir
+t_tmpdir
 
 # Names the run with pid $1 would have left behind, one per line.
 leftovers() {	# PID
@@ -25,7 +26,7 @@ expect_clean() {	# PID WHAT
 	local left
 
 	left=$(leftovers "$1" | tr '\n' ' ')
-	[ -z "$left" ] || fail "$2 left behind: $left"
+	[ -z "$left" ] || t_fail "$2 left behind: $left"
 }
 
 # Starts CMD in the background and records its pid (the test bed's
@@ -38,8 +39,8 @@ run_bg() {	# OUT CMD...
 	BG_PID=$!
 }
 
-BENCH_JSON=$TU_TMP/bench.json
-BENCH_OUT=$TU_TMP/bench.out
+BENCH_JSON=$T_TMP/bench.json
+BENCH_OUT=$T_TMP/bench.out
 BENCH_RC=
 BENCH_PID=
 
@@ -49,17 +50,17 @@ test_bench_runs() {
 	BENCH_PID=$BG_PID
 	wait "$BENCH_PID"
 	BENCH_RC=$?
-	expect_eq "$BENCH_RC" 0 "exit status of cpusteer bench"
-	[ "$BENCH_RC" = 0 ] || note_file "$BENCH_OUT" output
-	grep -q '^summary: median of 1 run' "$BENCH_OUT" || fail "no summary table in the output"
+	t_eq "exit status of cpusteer bench" 0 "$BENCH_RC"
+	[ "$BENCH_RC" = 0 ] || t_note_file "$BENCH_OUT" output
+	grep -q '^summary: median of 1 run' "$BENCH_OUT" || t_fail "no summary table in the output"
 	grep -q 'steering-cost/steer-1000flows run 1/1' "$BENCH_OUT" ||
-		fail "no live line for steer-1000flows"
+		t_fail "no live line for steer-1000flows"
 }
 
 # Every generated frame is accounted for: counted by the steering
 # program, or refused by the receiving veth's ring.
 test_frames_add_up() {
-	[ -s "$BENCH_JSON" ] || { skip "bench wrote no JSON"; return; }
+	[ -s "$BENCH_JSON" ] || { t_skip "bench wrote no JSON"; return; }
 	local out
 
 	out=$(python3 - "$BENCH_JSON" <<'EOF'
@@ -76,11 +77,11 @@ for sc in d["scenarios"]:
             print("%s: redirected per CPU sum %s, received %s" % (c["name"], red, rx))
 EOF
 )
-	[ -z "$out" ] || fail "$out"
+	[ -z "$out" ] || t_fail "$out"
 }
 
 test_json_has_every_figure() {
-	[ -s "$BENCH_JSON" ] || { skip "bench wrote no JSON"; return; }
+	[ -s "$BENCH_JSON" ] || { t_skip "bench wrote no JSON"; return; }
 	local out
 
 	out=$(python3 - "$BENCH_JSON" <<'EOF'
@@ -127,13 +128,13 @@ if "matches" not in d.get("kernel_log", {}):
     print("no kernel log check")
 EOF
 )
-	[ -z "$out" ] || fail "$out"
+	[ -z "$out" ] || t_fail "$out"
 }
 
 test_svg_well_formed() {
 	local svg=${BENCH_JSON%.json}.svg out
 
-	[ -s "$svg" ] || { fail "no chart at $svg"; return; }
+	[ -s "$svg" ] || { t_fail "no chart at $svg"; return; }
 	out=$(python3 -c '
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -144,61 +145,61 @@ bars = [r for r in root.iter(ns + "rect") if r.get("height") != "100%"]
 if len(bars) != 4:
     print("bars:", len(bars))
 ' "$svg" 2>&1)
-	[ -z "$out" ] || fail "$out"
+	[ -z "$out" ] || t_fail "$out"
 }
 
 test_bench_cleans_up() {
-	[ -n "$BENCH_PID" ] || { skip "bench did not run"; return; }
+	[ -n "$BENCH_PID" ] || { t_skip "bench did not run"; return; }
 	expect_clean "$BENCH_PID" "cpusteer bench"
 }
 
 # SIGINT while the generator floods the steered receiver: the run
 # unloads cpusteer, removes the test bed and exits with 130.
 test_sigint_cleans_up() {
-	local out=$TU_TMP/sigint.out rc i
+	local out=$T_TMP/sigint.out rc i
 
 	run_bg "$out" "$CPUSTEER" bench --duration 5 --runs 1 --scenario steering-cost \
-		--json "$TU_TMP/sigint.json"
+		--json "$T_TMP/sigint.json"
 	for i in $(seq 100); do
 		grep -q 'run 1/1' "$out" && break
 		kill -0 "$BG_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	grep -q 'run 1/1' "$out" || fail "no live line before the signal"
+	grep -q 'run 1/1' "$out" || t_fail "no live line before the signal"
 	kill -INT "$BG_PID"
 	wait "$BG_PID"
 	rc=$?
-	expect_eq "$rc" 130 "exit status after SIGINT"
-	[ ! -e "$TU_TMP/sigint.json" ] || fail "an interrupted bench wrote its JSON"
+	t_eq "exit status after SIGINT" 130 "$rc"
+	[ ! -e "$T_TMP/sigint.json" ] || t_fail "an interrupted bench wrote its JSON"
 	expect_clean "$BG_PID" "an interrupted bench"
 }
 
 test_demo_runs_and_cleans_up() {
-	local out=$TU_TMP/demo.out rc
+	local out=$T_TMP/demo.out rc
 
 	run_bg "$out" "$CPUSTEER" demo --duration 3
 	wait "$BG_PID"
 	rc=$?
-	expect_eq "$rc" 0 "exit status of cpusteer demo"
-	grep -q '^RECEIVE' "$out" || fail "no per-CPU stats block in the demo's output"
-	grep -q 'Jain index' "$out" || fail "no summary with a Jain index"
-	[ "$rc" = 0 ] || note_file "$out" output
+	t_eq "exit status of cpusteer demo" 0 "$rc"
+	grep -q '^RECEIVE' "$out" || t_fail "no per-CPU stats block in the demo's output"
+	grep -q 'Jain index' "$out" || t_fail "no summary with a Jain index"
+	[ "$rc" = 0 ] || t_note_file "$out" output
 	expect_clean "$BG_PID" "cpusteer demo"
 }
 
-if [ "$(id -u)" != 0 ]; then
-	echo "skip - bench: needs root"
-	exit 0
-fi
-if ! command -v python3 >/dev/null; then
-	echo "skip - bench: needs python3 to read the JSON and SVG"
-	exit 0
-fi
-run_test bench_runs test_bench_runs
-run_test bench_frames_add_up test_frames_add_up
-run_test bench_json_has_every_figure test_json_has_every_figure
-run_test bench_svg_well_formed test_svg_well_formed
-run_test bench_cleans_up test_bench_cleans_up
-run_test bench_sigint_cleans_up test_sigint_cleans_up
-run_test demo_runs_and_cleans_up test_demo_runs_and_cleans_up
-tu_exit
+# The tests, in order; t_plan_of makes the plan from this list.
+all_tests() {
+	t_run bench_runs test_bench_runs
+	t_run bench_frames_add_up test_frames_add_up
+	t_run bench_json_has_every_figure test_json_has_every_figure
+	t_run bench_svg_well_formed test_svg_well_formed
+	t_run bench_cleans_up test_bench_cleans_up
+	t_run bench_sigint_cleans_up test_sigint_cleans_up
+	t_run demo_runs_and_cleans_up test_demo_runs_and_cleans_up
+}
+
+t_plan_of all_tests
+[ "$(id -u)" = 0 ] || t_skip_all "needs root"
+command -v python3 >/dev/null || t_skip_all "needs python3 to read the JSON and SVG"
+all_tests
+t_exit

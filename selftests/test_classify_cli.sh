@@ -5,14 +5,15 @@
 # non-zero, one "cpusteer: " line on stderr, nothing on stdout).
 # Needs root (classify loads the BPF program) and python3 for the JSON.
 set -u
+# shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib.sh"
 
 KEY_A=00112233445566778899aabbccddeeff
 KEY_B=0f1e2d3c4b5a69788796a5b4c3d2e1f0
 
-tu_tmpdir
-SAMPLE=$TU_TMP/sample.pcap
-FLOWS=$TU_TMP/flows1000.pcap
+t_tmpdir
+SAMPLE=$T_TMP/sample.pcap
+FLOWS=$T_TMP/flows1000.pcap
 SAMPLE_FRAMES=
 FLOWS_FRAMES=
 
@@ -27,10 +28,10 @@ py_check() {
 		case $line in
 		"") ;;
 		"# "*) echo "#   ${line#\# }" ;;	# a figure worth showing, not a failure
-		*) fail "$line" ;;
+		*) t_fail "$line" ;;
 		esac
 	done <<<"$out"
-	[ $rc = 0 ] || [ -n "$out" ] || fail "python3 check exited with status $rc"
+	[ $rc = 0 ] || [ -n "$out" ] || t_fail "python3 check exited with status $rc"
 }
 
 # "wrote N frames to FILE" -> N
@@ -39,27 +40,27 @@ frames_written() {
 }
 
 setup_captures() {
-	if ! "$CPUSTEER" sample-pcap "$SAMPLE" >"$TU_TMP/sample.out" 2>"$TU_TMP/sample.err"; then
-		fail "cpusteer sample-pcap $SAMPLE failed"
-		note_file "$TU_TMP/sample.err" stderr
+	if ! "$CPUSTEER" sample-pcap "$SAMPLE" >"$T_TMP/sample.out" 2>"$T_TMP/sample.err"; then
+		t_fail "cpusteer sample-pcap $SAMPLE failed"
+		t_note_file "$T_TMP/sample.err" stderr
 		return
 	fi
-	SAMPLE_FRAMES=$(frames_written "$TU_TMP/sample.out")
-	[ -n "$SAMPLE_FRAMES" ] || fail "sample-pcap did not say how many frames it wrote"
-	if ! "$CPUSTEER" sample-pcap --flows 1000 "$FLOWS" >"$TU_TMP/flows.out" 2>"$TU_TMP/flows.err"; then
-		fail "cpusteer sample-pcap --flows 1000 failed"
-		note_file "$TU_TMP/flows.err" stderr
+	SAMPLE_FRAMES=$(frames_written "$T_TMP/sample.out")
+	[ -n "$SAMPLE_FRAMES" ] || t_fail "sample-pcap did not say how many frames it wrote"
+	if ! "$CPUSTEER" sample-pcap --flows 1000 "$FLOWS" >"$T_TMP/flows.out" 2>"$T_TMP/flows.err"; then
+		t_fail "cpusteer sample-pcap --flows 1000 failed"
+		t_note_file "$T_TMP/flows.err" stderr
 		return
 	fi
-	FLOWS_FRAMES=$(frames_written "$TU_TMP/flows.out")
+	FLOWS_FRAMES=$(frames_written "$T_TMP/flows.out")
 	# The N flows come first, then one frame of each special case.
 	[ -n "$FLOWS_FRAMES" ] && [ "$FLOWS_FRAMES" -gt 1000 ] ||
-		fail "sample-pcap --flows 1000 wrote '$FLOWS_FRAMES' frames, expected more than 1000"
+		t_fail "sample-pcap --flows 1000 wrote '$FLOWS_FRAMES' frames, expected more than 1000"
 }
 
 have_captures() {
 	[ -n "$SAMPLE_FRAMES" ] && [ -n "$FLOWS_FRAMES" ] && return 0
-	fail "no sample captures (see sample_pcap_writes_captures)"
+	t_fail "no sample captures (see sample_pcap_writes_captures)"
 	return 1
 }
 
@@ -68,8 +69,8 @@ classify_json() {	# OUTFILE ARGS...
 
 	shift
 	if ! "$CPUSTEER" classify --json "$@" >"$out" 2>"$out.err"; then
-		fail "cpusteer classify --json $* exited with an error"
-		note_file "$out.err" stderr
+		t_fail "cpusteer classify --json $* exited with an error"
+		t_note_file "$out.err" stderr
 		return 1
 	fi
 }
@@ -119,13 +120,13 @@ if len(errors) > 8:
 
 classify_json_lists_packets_in_capture_order() {
 	have_captures || return
-	classify_json "$TU_TMP/schema.json" --key "$KEY_A" "$SAMPLE" || return
-	py_check "$JSON_SCHEMA_CHECK" "$TU_TMP/schema.json" "$SAMPLE_FRAMES"
+	classify_json "$T_TMP/schema.json" --key "$KEY_A" "$SAMPLE" || return
+	py_check "$JSON_SCHEMA_CHECK" "$T_TMP/schema.json" "$SAMPLE_FRAMES"
 }
 
 classify_json_marks_short_frame_invalid() {
 	have_captures || return
-	classify_json "$TU_TMP/short.json" --key "$KEY_A" "$SAMPLE" || return
+	classify_json "$T_TMP/short.json" --key "$KEY_A" "$SAMPLE" || return
 	py_check '
 import json, sys
 packets = json.load(open(sys.argv[1]))["packets"]
@@ -140,12 +141,12 @@ for p in packets:
     if p["verdict"] == "invalid" and p["length"] >= 14:
         print("frame %d of %d bytes is \"invalid\"; only frames under 14 bytes are"
               % (p["index"], p["length"]))
-' "$TU_TMP/short.json"
+' "$T_TMP/short.json"
 }
 
 classify_json_gives_reasons_for_passed_frames() {
 	have_captures || return
-	classify_json "$TU_TMP/reasons.json" --key "$KEY_A" "$SAMPLE" || return
+	classify_json "$T_TMP/reasons.json" --key "$KEY_A" "$SAMPLE" || return
 	py_check '
 import json, sys
 packets = json.load(open(sys.argv[1]))["packets"]
@@ -161,7 +162,7 @@ for want in ("non_ip", "truncated_l4"):
     if want not in reasons:
         print("no frame passed as %s (sample-pcap writes ARP and a cut TCP frame); got %s"
               % (want, sorted(reasons)))
-' "$TU_TMP/reasons.json"
+' "$T_TMP/reasons.json"
 }
 
 classify_same_key_gives_identical_output() {
@@ -169,20 +170,20 @@ classify_same_key_gives_identical_output() {
 
 	have_captures || return
 	for fmt in --json ""; do
-		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$TU_TMP/same1" 2>&1 ||
-			fail "classify $fmt run 1 failed"
-		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$TU_TMP/same2" 2>&1 ||
-			fail "classify $fmt run 2 failed"
-		cmp -s "$TU_TMP/same1" "$TU_TMP/same2" ||
-			fail "two runs of classify ${fmt:-(table)} --key $KEY_B differ: $(diff "$TU_TMP/same1" "$TU_TMP/same2" | sed -n 2p | cut -c1-160)"
-		[ -s "$TU_TMP/same1" ] || fail "classify ${fmt:-(table)} printed nothing"
+		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$T_TMP/same1" 2>&1 ||
+			t_fail "classify $fmt run 1 failed"
+		"$CPUSTEER" classify $fmt --key "$KEY_B" "$FLOWS" >"$T_TMP/same2" 2>&1 ||
+			t_fail "classify $fmt run 2 failed"
+		cmp -s "$T_TMP/same1" "$T_TMP/same2" ||
+			t_fail "two runs of classify ${fmt:-(table)} --key $KEY_B differ: $(diff "$T_TMP/same1" "$T_TMP/same2" | sed -n 2p | cut -c1-160)"
+		[ -s "$T_TMP/same1" ] || t_fail "classify ${fmt:-(table)} printed nothing"
 	done
 }
 
 classify_key_change_moves_about_half_of_flows() {
 	have_captures || return
-	classify_json "$TU_TMP/key_a.json" --key "$KEY_A" "$FLOWS" || return
-	classify_json "$TU_TMP/key_b.json" --key "$KEY_B" "$FLOWS" || return
+	classify_json "$T_TMP/key_a.json" --key "$KEY_A" "$FLOWS" || return
+	classify_json "$T_TMP/key_b.json" --key "$KEY_B" "$FLOWS" || return
 	py_check '
 import json, sys
 a = json.load(open(sys.argv[1]))["packets"][:1000]
@@ -195,36 +196,36 @@ moved = sum(1 for x, y in both if x["cpu"] != y["cpu"])
 print("# %d of %d flows moved to another CPU" % (moved, len(both)))
 if not 350 <= moved <= 650:
     print("a new key moved %d of 1000 flows, expected 350 to 650" % moved)
-' "$TU_TMP/key_a.json" "$TU_TMP/key_b.json"
+' "$T_TMP/key_a.json" "$T_TMP/key_b.json"
 }
 
 # Runs classify with bad options: it must exit non-zero (not by a signal),
 # print exactly one line on stderr, starting "cpusteer: ", and nothing on
 # stdout.
 expect_refused() {	# ARGS...
-	local out=$TU_TMP/refused.out err=$TU_TMP/refused.err rc lines
+	local out=$T_TMP/refused.out err=$T_TMP/refused.err rc lines
 
 	"$CPUSTEER" classify "$@" >"$out" 2>"$err"
 	rc=$?
 	if [ $rc = 0 ] || [ $rc -ge 126 ]; then
-		fail "classify $*: exit status $rc, expected a non-zero status of its own"
+		t_fail "classify $*: exit status $rc, expected a non-zero status of its own"
 	fi
 	if [ -s "$out" ]; then
-		fail "classify $*: expected nothing on stdout, got $(wc -c <"$out") bytes"
-		note_file "$out" stdout
+		t_fail "classify $*: expected nothing on stdout, got $(wc -c <"$out") bytes"
+		t_note_file "$out" stdout
 	fi
 	lines=$(grep -c '' "$err")
 	if [ "$lines" != 1 ]; then
-		fail "classify $*: expected one line on stderr, got $lines"
-		note_file "$err" stderr
+		t_fail "classify $*: expected one line on stderr, got $lines"
+		t_note_file "$err" stderr
 	elif ! grep -q '^cpusteer: ' "$err"; then
-		fail "classify $*: stderr line does not start with 'cpusteer: ': $(cat "$err")"
+		t_fail "classify $*: stderr line does not start with 'cpusteer: ': $(cat "$err")"
 	fi
 }
 
 refuses_absent_cpu() {	# CPU
 	if [ -e "/sys/devices/system/cpu/cpu$1" ]; then
-		skip "CPU $1 exists on this machine"
+		t_skip "CPU $1 exists on this machine"
 		return
 	fi
 	have_captures || return
@@ -233,7 +234,7 @@ refuses_absent_cpu() {	# CPU
 
 refuses_absent_non_ip_cpu() {	# CPU
 	if [ -e "/sys/devices/system/cpu/cpu$1" ]; then
-		skip "CPU $1 exists on this machine"
+		t_skip "CPU $1 exists on this machine"
 		return
 	fi
 	refuses --non-ip "cpu:$1"
@@ -249,7 +250,7 @@ refuses_capture() {	# FILE
 }
 
 refuses_non_ethernet_capture() {
-	local f=$TU_TMP/rawip.pcap
+	local f=$T_TMP/rawip.pcap
 
 	# A valid pcap header with link type 101 (raw IP) and one record.
 	python3 -c '
@@ -258,58 +259,59 @@ ip = bytes([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2])
 with open(sys.argv[1], "wb") as f:
     f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 101))
     f.write(struct.pack("<IIII", 1700000000, 0, len(ip), len(ip)) + ip)
-' "$f" || { fail "cannot write a raw-IP capture"; return; }
+' "$f" || { t_fail "cannot write a raw-IP capture"; return; }
 	expect_refused "$f"
 }
 
 classify_help_exits_zero() {
 	local rc
 
-	"$CPUSTEER" classify --help >"$TU_TMP/help.out" 2>"$TU_TMP/help.err"
+	"$CPUSTEER" classify --help >"$T_TMP/help.out" 2>"$T_TMP/help.err"
 	rc=$?
-	expect_eq "$rc" 0 "classify --help exit status"
-	grep -q '^usage: cpusteer classify' "$TU_TMP/help.out" ||
-		fail "classify --help does not print its usage on stdout"
-	grep -q -- '--key' "$TU_TMP/help.out" || fail "classify --help does not list --key"
-	[ -s "$TU_TMP/help.err" ] && fail "classify --help wrote to stderr: $(head -n1 "$TU_TMP/help.err")"
+	t_eq "classify --help exit status" 0 "$rc"
+	grep -q '^usage: cpusteer classify' "$T_TMP/help.out" ||
+		t_fail "classify --help does not print its usage on stdout"
+	grep -q -- '--key' "$T_TMP/help.out" || t_fail "classify --help does not list --key"
+	[ -s "$T_TMP/help.err" ] && t_fail "classify --help wrote to stderr: $(head -n1 "$T_TMP/help.err")"
 }
 
-if [ ! -x "$CPUSTEER" ]; then
-	echo "not ok - cpusteer_binary_exists"
-	echo "#   $CPUSTEER is missing: run make"
-	exit 1
-fi
+garbage=$T_TMP/garbage.pcap
 
-garbage=$TU_TMP/garbage.pcap
+# The tests, in order; t_plan_of makes the plan from this list.
+all_tests() {
+	t_run sample_pcap_writes_captures sample_pcap_writes_captures
+	t_run classify_json_lists_packets_in_capture_order classify_json_lists_packets_in_capture_order
+	t_run classify_json_marks_short_frame_invalid classify_json_marks_short_frame_invalid
+	t_run classify_json_gives_reasons_for_passed_frames classify_json_gives_reasons_for_passed_frames
+	t_run classify_same_key_gives_identical_output classify_same_key_gives_identical_output
+	t_run classify_key_change_moves_about_half_of_flows classify_key_change_moves_about_half_of_flows
+	t_run classify_refuses_unknown_cpu_99 refuses_absent_cpu 99
+	t_run classify_refuses_absent_cpu_2 refuses_absent_cpu 2
+	t_run classify_refuses_key_too_short refuses --key 0123456789abcdef
+	t_run classify_refuses_key_too_long refuses --key "${KEY_A}0"
+	t_run classify_refuses_key_not_hex refuses --key 0123456789abcdefghijklmnopqrstuv
+	t_run classify_refuses_empty_cpu_list refuses --cpus ''
+	t_run classify_refuses_malformed_cpu_list refuses --cpus 0-
+	t_run classify_refuses_zero_buckets refuses --buckets 0
+	t_run classify_refuses_65537_buckets refuses --buckets 65537
+	t_run classify_refuses_fewer_buckets_than_cpus refuses --cpus 0-1 --buckets 1
+	t_run classify_refuses_missing_capture refuses_capture "$T_TMP/no-such-file.pcap"
+	t_run classify_refuses_garbage_capture refuses_capture "$garbage"
+	t_run classify_refuses_empty_capture refuses_capture "$T_TMP/empty.pcap"
+	t_run classify_refuses_non_ethernet_capture refuses_non_ethernet_capture
+	t_run classify_refuses_all_zero_weights refuses --cpus 0-1 --weights 0,0
+	t_run classify_refuses_too_few_weights refuses --cpus 0-1 --weights 1
+	t_run classify_refuses_too_many_weights refuses --cpus 0-1 --weights 1,2,3
+	t_run classify_refuses_bad_non_ip_word refuses --non-ip sometimes
+	t_run classify_refuses_bad_non_ip_cpu_number refuses --non-ip cpu:x
+	t_run classify_refuses_non_ip_cpu_absent refuses_absent_non_ip_cpu 200
+	t_run classify_refuses_bad_hash refuses --hash md5
+	t_run classify_help_exits_zero classify_help_exits_zero
+}
+
+t_plan_of all_tests
+[ -x "$CPUSTEER" ] || t_abort "$CPUSTEER is missing: run make"
 head -c 4096 /dev/urandom >"$garbage"
-: >"$TU_TMP/empty.pcap"
-
-run_test sample_pcap_writes_captures sample_pcap_writes_captures
-run_test classify_json_lists_packets_in_capture_order classify_json_lists_packets_in_capture_order
-run_test classify_json_marks_short_frame_invalid classify_json_marks_short_frame_invalid
-run_test classify_json_gives_reasons_for_passed_frames classify_json_gives_reasons_for_passed_frames
-run_test classify_same_key_gives_identical_output classify_same_key_gives_identical_output
-run_test classify_key_change_moves_about_half_of_flows classify_key_change_moves_about_half_of_flows
-run_test classify_refuses_unknown_cpu_99 refuses_absent_cpu 99
-run_test classify_refuses_absent_cpu_2 refuses_absent_cpu 2
-run_test classify_refuses_key_too_short refuses --key 0123456789abcdef
-run_test classify_refuses_key_too_long refuses --key "${KEY_A}0"
-run_test classify_refuses_key_not_hex refuses --key 0123456789abcdefghijklmnopqrstuv
-run_test classify_refuses_empty_cpu_list refuses --cpus ''
-run_test classify_refuses_malformed_cpu_list refuses --cpus 0-
-run_test classify_refuses_zero_buckets refuses --buckets 0
-run_test classify_refuses_65537_buckets refuses --buckets 65537
-run_test classify_refuses_fewer_buckets_than_cpus refuses --cpus 0-1 --buckets 1
-run_test classify_refuses_missing_capture refuses_capture "$TU_TMP/no-such-file.pcap"
-run_test classify_refuses_garbage_capture refuses_capture "$garbage"
-run_test classify_refuses_empty_capture refuses_capture "$TU_TMP/empty.pcap"
-run_test classify_refuses_non_ethernet_capture refuses_non_ethernet_capture
-run_test classify_refuses_all_zero_weights refuses --cpus 0-1 --weights 0,0
-run_test classify_refuses_too_few_weights refuses --cpus 0-1 --weights 1
-run_test classify_refuses_too_many_weights refuses --cpus 0-1 --weights 1,2,3
-run_test classify_refuses_bad_non_ip_word refuses --non-ip sometimes
-run_test classify_refuses_bad_non_ip_cpu_number refuses --non-ip cpu:x
-run_test classify_refuses_non_ip_cpu_absent refuses_absent_non_ip_cpu 200
-run_test classify_refuses_bad_hash refuses --hash md5
-run_test classify_help_exits_zero classify_help_exits_zero
-tu_exit
+: >"$T_TMP/empty.pcap"
+all_tests
+t_exit

@@ -26,7 +26,8 @@ LOADED=(bad_input_load_already_loaded bad_input_set_cpu_2_while_loaded
 	bad_input_set_remote_redirect_no_such_interface bad_input_set_xdp_mode
 	bad_input_set_not_root bad_input_unload_not_root)
 
-netns_setup || t_abort "setup: $NETNS_WHY" "${UNLOADED[@]}" "${LOADED[@]}"
+t_plan "${UNLOADED[@]}" "${LOADED[@]}"
+netns_setup || t_abort "setup: $NETNS_WHY"
 
 # cpusteer in B as an unprivileged user.
 cs_nobody() {
@@ -108,7 +109,7 @@ fi
 # Loaded: a second load, and set or unload with bad input, must not touch
 # the running instance.
 if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
-	t_abort "cpusteer load failed: $out" "${LOADED[@]}"
+	t_abort "cpusteer load failed: $out"
 fi
 refused bad_input_load_already_loaded "cpusteer set" cs load "$VB" --cpus 0
 refused bad_input_set_cpu_2_while_loaded "2" cs set "$VB" --cpus 0-2
@@ -128,4 +129,4 @@ else
 		t_skip "setpriv (util-linux) is not installed"
 	done
 fi
-netns_exit
+t_exit

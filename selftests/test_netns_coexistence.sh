@@ -21,9 +21,10 @@ NAME=netns_xdp_loader_status_lists_cpusteer
 FOREIGN_UNLOAD=netns_unload_leaves_foreign_program
 FOREIGN_LOAD=netns_load_refuses_foreign_program
 FOREIGN_OBJ=$NETNS_TOP/build/floor.bpf.o
-netns_setup || t_abort "setup: $NETNS_WHY" $NAME $FOREIGN_UNLOAD $FOREIGN_LOAD
+t_plan "$NAME" "$FOREIGN_UNLOAD" "$FOREIGN_LOAD"
+netns_setup || t_abort "setup: $NETNS_WHY"
 out=$(cs load "$VB" --cpus 0-1 2>&1) ||
-	t_abort "cpusteer load failed: $out" $NAME $FOREIGN_UNLOAD $FOREIGN_LOAD
+	t_abort "cpusteer load failed: $out"
 
 # The program line xdp-loader prints, and the first number after the name:
 # Single program: "vethB  cpusteer_steer  native  ID  TAG".
@@ -90,4 +91,4 @@ t_eq "XDP program on $VB" "$foreign" "$(xdp_prog_id)"
 [ -e "$PINS" ] && t_fail "$PINS exists after a refused load"
 t_end
 ip -n "$NSB" link set dev "$VB" xdp off
-netns_exit
+t_exit

@@ -17,9 +17,10 @@ FLOWS=16
 ROUNDS=25
 K=$((FLOWS * ROUNDS))
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" $NAME
+t_plan "$NAME"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
 t_begin $NAME
-out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1) || t_abort "cpusteer load failed: $out" $NAME
+out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1) || t_abort "cpusteer load failed: $out"
 
 rx=$NETNS_TMP/recv
 # shellcheck disable=SC2086
@@ -45,4 +46,4 @@ per_cpu=$(awk '$1 ~ /^redirected_cpu/ { s += $2 } END { print s + 0 }' "$NETNS_T
 t_eq "sum of redirected per CPU" "$redirected" "$per_cpu"
 t_eq "errors" 0 "$errors"
 t_end
-netns_exit
+t_exit

@@ -16,7 +16,8 @@ set -u
 FLOWS=64
 PER_FLOW=4
 
-netns_setup || t_abort "setup: $NETNS_WHY" netns_flow_placement_ipv4 netns_flow_placement_ipv6
+t_plan netns_flow_placement_ipv4 netns_flow_placement_ipv6
+netns_setup || t_abort "setup: $NETNS_WHY"
 
 # Sends PER_FLOW datagrams on each flow and compares, flow by flow, the CPU
 # that received them with the CPU classify reports for the flow's 5-tuple.
@@ -66,8 +67,8 @@ check_placement() {	# NAME FLOW-ARGS
 }
 
 if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
-	t_abort "cpusteer load failed: $out" netns_flow_placement_ipv4 netns_flow_placement_ipv6
+	t_abort "cpusteer load failed: $out"
 fi
 check_placement netns_flow_placement_ipv4 "$FLOWS_V4"
 check_placement netns_flow_placement_ipv6 "$FLOWS_V6"
-netns_exit
+t_exit

@@ -220,13 +220,17 @@ unload_all_in() {	# NS DIR
 
 # What this run left loaded is unloaded in the namespace it belongs to,
 # then the usual teardown, then what netns_cleanup does not know of.
-identity_cleanup() {
+# On exit, before netns_cleanup (registered later, so run earlier).
+identity_unload() {
 	if [ -n "$PRIV_PID" ] && [ "$PRIV_LOADED" = 1 ] && kill -0 "$PRIV_PID" 2>/dev/null; then
 		cs_priv unload "$VB" >/dev/null 2>&1
 	fi
 	unload_all_in "$NSB" "$NSDIR_B"
 	unload_all_in "$NSC" "$NSDIR_C"
-	netns_cleanup
+}
+
+# On exit, after netns_cleanup.
+identity_remove() {
 	ip netns del "$NSC" 2>/dev/null
 	rmdir /sys/fs/bpf/cpusteer 2>/dev/null
 	rm -rf "$CANARY_DIR"
@@ -234,11 +238,11 @@ identity_cleanup() {
 
 # --- setup ------------------------------------------------------------------------
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ATTACK[@]}" "${BADNAME[@]}" "${AFTER[@]}" \
-	"${HOST[@]}" "${SAME[@]}"
-trap identity_cleanup EXIT
-c_setup || t_abort "setup: cannot build netns $NSC" "${ATTACK[@]}" "${BADNAME[@]}" \
-	"${AFTER[@]}" "${HOST[@]}" "${SAME[@]}"
+t_plan "${ATTACK[@]}" "${BADNAME[@]}" "${AFTER[@]}" "${HOST[@]}" "${SAME[@]}"
+t_on_exit identity_remove
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
+t_on_exit identity_unload
+c_setup || t_abort "setup: cannot build netns $NSC"
 COOKIE_B=$(in_b "$TOOLS/netns_cookie")
 
 PRIV_WHY=
@@ -895,4 +899,4 @@ else
 fi
 t_end
 
-netns_exit
+t_exit

@@ -62,8 +62,9 @@ FINISHED=netns_kill_set_finished_by_set
 ALL=("$K_LOAD" "$K_SET" "$K_UNLOAD" "$I_LOAD" "$I_SET" "$I_UNLOAD" "$S_LOAD_BPF" "$S_LOAD_DIRS"
 	"$S_SET" "$S_UNLOAD" "$KEEPS" "$FINISHED")
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ALL[@]}"
-in_b ethtool -K "$VB" gro on || t_abort "cannot turn GRO on on $VB" "${ALL[@]}"
+t_plan "${ALL[@]}"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
+in_b ethtool -K "$VB" gro on || t_abort "cannot turn GRO on on $VB"
 NSDIR=${PINS%/*}		# the folder of B's namespace
 
 # --- helpers ----------------------------------------------------------------
@@ -352,11 +353,10 @@ for i in 0 1; do
 done
 for ref in "$LOADED" "${SET_FROM[@]}" "${SET_TO[@]}"; do
 	grep -q '^phase ready problem null$' <<<"$ref" ||
-		t_abort "cannot make the reference states: a load or set did not work: $(tr '\n' ';' <<<"$ref")" \
-			"${ALL[@]}"
+		t_abort "cannot make the reference states: a load or set did not work: $(tr '\n' ';' <<<"$ref")"
 done
 [ "$EMPTY" = "$(snapshot)" ] ||
-	t_abort "cannot make the reference states: unload did not bring back the state before" "${ALL[@]}"
+	t_abort "cannot make the reference states: unload did not bring back the state before"
 max_ms() { echo $(($1 + $1 / 2 + 5)); }
 
 # --- kill -9 and SIGINT at random moments -------------------------------------
@@ -674,4 +674,4 @@ else
 	echo "# $T_NAME: 'cpusteer set IFACE' run after $FINISH_RUNS interrupted sets"
 fi
 
-netns_exit
+t_exit

@@ -39,9 +39,10 @@ ALL=("$LOAD_LOAD" "$LOAD_UNLOAD_UNLOADED" "$LOAD_UNLOAD_LOADED" "$SET_SET_CPUS" 
 PIN_NAMES="instance_state cpu_map bucket_table config_map counters
 	remote_counters remote_devmap remote_pass remote_drop remote_redirect prog"
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ALL[@]}"
-command -v bpftool >/dev/null || t_abort "needs bpftool (reads the cpumap)" "${ALL[@]}"
-in_b ethtool -K "$VB" gro on || t_abort "cannot turn GRO on on $VB" "${ALL[@]}"
+t_plan "${ALL[@]}"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
+command -v bpftool >/dev/null || t_abort "needs bpftool (reads the cpumap)"
+in_b ethtool -K "$VB" gro on || t_abort "cannot turn GRO on on $VB"
 NSDIR=${PINS%/*}		# the folder of B's namespace
 
 # --- helpers ----------------------------------------------------------------
@@ -366,4 +367,4 @@ done
 t_end
 outcomes "the set came first" "the set came after the unload"
 
-netns_exit
+t_exit

@@ -19,8 +19,8 @@ FLOWS=8
 ROUNDS=25
 K=$((FLOWS * ROUNDS))
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" netns_remote_drop netns_remote_pass \
-	netns_remote_set_drop_to_pass
+t_plan netns_remote_drop netns_remote_pass netns_remote_set_drop_to_pass
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 # Loads with --remote MODE (or, given SET-FROM, loads with that and then
 # switches with `cpusteer set --remote MODE`), sends K datagrams, and leaves
@@ -89,4 +89,4 @@ if send_through pass drop; then
 	t_eq "remote_counters dropped" 0 "$(field "$c" remote_dropped)"
 fi
 t_end
-netns_exit
+t_exit

@@ -24,9 +24,10 @@ BUCKETS=512
 LOST=netns_set_under_traffic_loses_nothing_silently
 FOLLOW=netns_set_flows_follow_new_table
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" $LOST $FOLLOW
+t_plan "$LOST" "$FOLLOW"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
 out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" --buckets $BUCKETS 2>&1) ||
-	t_abort "cpusteer load failed: $out" $LOST $FOLLOW
+	t_abort "cpusteer load failed: $out"
 
 # Every place the kernel counts a datagram it dropped on the way: the veth
 # pair, B's UDP layer. The sum goes into stdout.
@@ -124,4 +125,4 @@ t_eq "CPUs the flows landed on" "0 1 " "$(awk '{ print $2 }' "$NETNS_TMP/got" | 
 t_eq "buckets per CPU in the live table" "256 256 " \
 	"$(sort -n "$NETNS_TMP/table" | uniq -c | awk '{ printf "%s ", $1 }')"
 t_end
-netns_exit
+t_exit

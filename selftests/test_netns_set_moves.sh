@@ -61,6 +61,7 @@ cpu1_restore() {
 	return 1
 }
 
+# On exit, before netns_cleanup (registered later, so run earlier).
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	cpu1_restore
@@ -68,13 +69,13 @@ cleanup() {
 		[ -e "/run/netns/$NSB" ] && cs unload "$VF" >/dev/null 2>&1
 		[ -d "$PINS_F" ] && rm -rf "$PINS_F"
 	fi
-	netns_cleanup
 }
 
-netns_setup v4only || t_abort "setup: $NETNS_WHY" "${ALL[@]}"
-trap cleanup EXIT
+t_plan "${ALL[@]}"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
+t_on_exit cleanup
 PINS_F=$(dirname "$PINS")/$VF
-command -v python3 >/dev/null || t_abort "needs python3" "${ALL[@]}"
+command -v python3 >/dev/null || t_abort "needs python3"
 
 # --- the flows and their hashes -----------------------------------------------
 
@@ -115,11 +116,11 @@ with open(out, "w") as f:
 }
 
 out=$("$CPUSTEER" sample-pcap --flows $NFLOWS "$NETNS_TMP/flows.pcap" 2>&1) ||
-	t_abort "cpusteer sample-pcap --flows $NFLOWS failed: $out" "${ALL[@]}"
-out=$(flow_hashes "$KEY1" "$NETNS_TMP/hash.key1") || t_abort "$out" "${ALL[@]}"
-out=$(flow_hashes "$KEY2" "$NETNS_TMP/hash.key2") || t_abort "$out" "${ALL[@]}"
+	t_abort "cpusteer sample-pcap --flows $NFLOWS failed: $out"
+out=$(flow_hashes "$KEY1" "$NETNS_TMP/hash.key1") || t_abort "$out"
+out=$(flow_hashes "$KEY2" "$NETNS_TMP/hash.key2") || t_abort "$out"
 out=$(cs load "$VB" --cpus 0-1 --buckets 512 --key "$KEY1" 2>&1) ||
-	t_abort "cpusteer load $VB --cpus 0-1 --buckets 512 --key KEY1 failed: $out" "${ALL[@]}"
+	t_abort "cpusteer load $VB --cpus 0-1 --buckets 512 --key KEY1 failed: $out"
 
 # --- one set, before and after ------------------------------------------------
 
@@ -396,9 +397,7 @@ else
 	t_eq "CPU 1 online again" 1 "$(cat "$CPU1_ONLINE")"
 	t_end
 fi
-if ! cpu1_restore; then
-	echo "not ok - cpu1_back_online: CPU 1 is still offline"
-	NETNS_FAILED=$((NETNS_FAILED + 1))
-fi
+# Outside any test: a failure here makes the script exit non-zero.
+cpu1_restore || t_fail "cpu1_back_online: CPU 1 is still offline"
 
-netns_exit
+t_exit

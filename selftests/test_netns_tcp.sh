@@ -12,13 +12,14 @@ set -u
 . "$(dirname "$0")/lib_netns.sh"
 
 NAME=netns_tcp_iperf3_no_checksum_errors
-netns_setup || t_abort "setup: $NETNS_WHY" $NAME
+t_plan "$NAME"
+netns_setup || t_abort "setup: $NETNS_WHY"
 t_begin $NAME
 if ! command -v iperf3 >/dev/null; then
 	t_skip "iperf3 is not installed"
 	exit 0
 fi
-out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1) || t_abort "cpusteer load failed: $out" $NAME
+out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1) || t_abort "cpusteer load failed: $out"
 
 csum_before=$(nstat_b TcpInCsumErrors)
 read_counters "$NETNS_TMP/before"
@@ -52,4 +53,4 @@ t_eq "TcpInCsumErrors in B" "${csum_before:-0}" "${csum_after:-0}"
 steered=$(($(field "$NETNS_TMP/after" redirected) - $(field "$NETNS_TMP/before" redirected)))
 t_ge "frames redirected through the cpumap" 1000 "$steered"
 t_end
-netns_exit
+t_exit

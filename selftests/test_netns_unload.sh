@@ -36,8 +36,8 @@ HINT=netns_unload_hint_for_its_namespace_works
 IPNETNS=netns_load_under_ip_netns_exec_not_orphaned
 VANISHED=netns_unload_after_interface_vanished
 
-netns_setup || t_abort "setup: $NETNS_WHY" $NETLINK $SYSFS $ELSEWHERE $HINT $IPNETNS \
-	$VANISHED
+t_plan "$NETLINK" "$SYSFS" "$ELSEWHERE" "$HINT" "$IPNETNS" "$VANISHED"
+netns_setup || t_abort "setup: $NETNS_WHY"
 mkdir -p "$NETNS_TMP/bpffs"
 
 # cpusteer in B, with a /sys that shows B's devices (see above).
@@ -171,4 +171,4 @@ t_eq "unload exit status" 0 $?
 t_eq "unload stderr" "" "$(cat "$NETNS_TMP/err")"
 [ -e "$PINS" ] && t_fail "$PINS still exists after unload"
 t_end
-netns_exit
+t_exit

@@ -12,6 +12,7 @@
 # listens on the ports; the datagrams are dropped by B's stack after the
 # cpumap, which is all the stages need.
 set -u
+# shellcheck disable=SC2317 # the test functions run through t_run
 # shellcheck source=selftests/lib_netns.sh
 . "$(dirname "$0")/lib_netns.sh"
 
@@ -22,17 +23,14 @@ FLOWS=32
 PER_FLOW=100
 SENT=$((FLOWS * PER_FLOW))
 
+t_plan "${TESTS[@]}"
 for cmd in stats load unload; do
 	if [ -x "$CPUSTEER" ] && ! "$CPUSTEER" --help | grep -q "^  $cmd "; then
-		for t in "${TESTS[@]}"; do echo "skip - $t: this cpusteer has no $cmd command"; done
-		exit 0
+		t_skip_all "this cpusteer has no $cmd command"
 	fi
 done
-if ! command -v jq >/dev/null; then
-	for t in "${TESTS[@]}"; do echo "skip - $t: jq is not installed"; done
-	exit 0
-fi
-netns_setup v4only || t_abort "setup: $NETNS_WHY" "${TESTS[@]}"
+command -v jq >/dev/null || t_skip_all "jq is not installed"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 # Runs cpusteer in B; stdout, stderr and the exit status land in
 # $OUT, $ERR and $RC.
@@ -81,10 +79,6 @@ stats_during_traffic() {	# FILE
 	t_eq "stats exit status" 0 "$?"
 	t_eq "JSON lines" 4 "$(wc -l <"$all")"
 	tail -n 1 "$all" >"$1"
-}
-
-t_ne() {	# WHAT UNEXPECTED ACTUAL
-	[ "$2" != "$3" ] || t_fail "$1: expected anything but '$2'"
 }
 
 # A figure from a JSON file.
@@ -161,7 +155,7 @@ test_stages_agree() {
 		return
 	fi
 	if [ "$(jn "$LAST" '.tracepoints.xdp_cpumap_enqueue and .tracepoints.xdp_cpumap_kthread')" != true ]; then
-		skip_test "the kernel lacks the cpumap tracepoints"
+		t_skip "the kernel lacks the cpumap tracepoints"
 		return
 	fi
 	t_eq "redirect errors" 0 "$(jn "$LAST" .totals.redirect_errors)"
@@ -259,7 +253,7 @@ test_redirect_errors() {
 	fi
 	stats_during_traffic "$LAST" || return
 	if [ "$(jn "$LAST" '.tracepoints.xdp_redirect_err and .tracepoints.xdp_cpumap_kthread')" != true ]; then
-		skip_test "the kernel lacks xdp_redirect_err or xdp_cpumap_kthread"
+		t_skip "the kernel lacks xdp_redirect_err or xdp_cpumap_kthread"
 		return
 	fi
 	t_eq "second-stage redirects (remote counters)" "$SENT" "$(jn "$LAST" .totals.remote.redirect)"
@@ -267,34 +261,18 @@ test_redirect_errors() {
 	t_eq "second-stage drops seen by the kthread" "$SENT" "$(jn "$LAST" .totals.kthread.drop)"
 }
 
-# Each test runs as: begin NAME; its function; finish. A test that called
-# skip_test has reported itself.
-begin() {	# NAME
-	T_SKIPPED=
-	t_begin "$1"
-}
-
-finish() {
-	[ -n "$T_SKIPPED" ] || t_end
-}
-
-skip_test() {	# WHY
-	t_skip "$@"
-	T_SKIPPED=1
-}
-
 LAST=$NETNS_TMP/last.json
-begin stats_help; test_help; finish
-begin stats_bad_options; test_bad_options; finish
-begin stats_not_loaded; test_not_loaded; finish
+t_run stats_help test_help
+t_run stats_bad_options test_bad_options
+t_run stats_not_loaded test_not_loaded
 if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
-	t_abort "cpusteer load failed: $out" "${TESTS[@]:3}"
+	t_abort "cpusteer load failed: $out"
 fi
-begin stats_json_lines; test_json_lines; finish
-begin stats_rx_adds_up; test_rx_adds_up; finish
-begin stats_stages_agree; test_stages_agree; finish
-begin stats_table; test_table; finish
-begin stats_signal_detaches; test_signal_detaches; finish
-begin stats_from_another_netns_says_where; test_other_netns; finish
-begin stats_redirect_errors; test_redirect_errors; finish
-netns_exit
+t_run stats_json_lines test_json_lines
+t_run stats_rx_adds_up test_rx_adds_up
+t_run stats_stages_agree test_stages_agree
+t_run stats_table test_table
+t_run stats_signal_detaches test_signal_detaches
+t_run stats_from_another_netns_says_where test_other_netns
+t_run stats_redirect_errors test_redirect_errors
+t_exit

@@ -25,7 +25,8 @@ TESTS="trafficgen_ipv4_udp_delivered trafficgen_flows_spread_over_cpus trafficge
 	trafficgen_stops_on_sigint trafficgen_checksums_valid trafficgen_bad_input"
 
 # shellcheck disable=SC2086
-netns_setup v4only || t_abort "setup: $NETNS_WHY" $TESTS
+t_plan $TESTS
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
 MAC_B=$(ip -n "$NSB" link show "$VB" | awk '/link\/ether/ { print $2 }')
 GEN_JSON=$NETNS_TMP/gen.json
 GEN_ERR=$NETNS_TMP/gen.err
@@ -101,8 +102,7 @@ check_delivered() {
 	t_eq "steered: errors" 0 "$(d errors)"
 }
 
-# shellcheck disable=SC2086
-load_b drop || t_abort "cpusteer load --remote drop failed: $LOAD_ERR" $TESTS
+load_b drop || t_abort "cpusteer load --remote drop failed: $LOAD_ERR"
 
 t_begin trafficgen_ipv4_udp_delivered
 gen_run --duration 1 --flows 100
@@ -206,4 +206,4 @@ for args in "nosuch$$" "$VA --size 10" "$VA --flows 0" "$VA --ipv6 --tcp --size 
 	t_eq "gen $args: stdout" "" "$(cat "$NETNS_TMP/bad.out")"
 done
 t_end
-netns_exit
+t_exit
