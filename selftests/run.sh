@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Runs every selftest: the C programs in build/selftests/ (program-level,
-# BPF_PROG_TEST_RUN) and the selftests/test_*.sh scripts (CLI and network
-# namespaces). Each test prints "ok - NAME", "not ok - NAME" or
-# "skip - NAME: why"; this script counts them and ends with the line
+# Runs every selftest and adds up what they report, ending with the line
 # "N passed, N failed, N skipped". Needs root.
-#   selftests/run.sh [PATTERN]   run only tests whose file name matches
+#   selftests/run.sh [PATTERN]   only the test files whose path matches
+#
+# A total is only worth something if a test that did not run cannot pass
+# for one that did. So the test files are found from the sources (every
+# selftests/test_*.c must have its build/selftests/test_* program), each
+# file's TAP output must open with its plan ("1..N") and hold exactly N
+# numbered results, and each of these counts as failed, with a
+# "not ok - FILE: why" line: a program that is not built, no plan, fewer
+# results than planned (one failure for each missing), more results than
+# planned, results out of order, and a timeout, a non-zero exit or a
+# signal with no "not ok" to explain it.
+#
+# For testing this script (selftests/test_harness.sh):
+#   SELFTEST_SRC      the test sources (selftests)
+#   SELFTEST_BIN      the built test programs (build/selftests)
+#   SELFTEST_TIMEOUT  seconds one file may run (300)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 pattern=${1:-}
+src=${SELFTEST_SRC:-selftests}
+bin=${SELFTEST_BIN:-build/selftests}
+limit=${SELFTEST_TIMEOUT:-300}
 passed=0 failed=0 skipped=0
 
 if [ "$(id -u)" != 0 ]; then
@@ -19,35 +34,116 @@ fi
 # BPF pins and some tests need bpffs; mount it when the machine has none.
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 
-count() {
-	local out=$1 rc=$2 name=$3 p f s
-	# "ok - NAME" or, from the C tests, the TAP "ok I - NAME [# SKIP why]".
-	p=$(grep -E '^ok( [0-9]+)? - ' "$out" | grep -vc '# SKIP')
-	f=$(grep -Ec '^not ok( [0-9]+)? - ' "$out")
-	s=$(( $(grep -c '^skip - ' "$out") + $(grep -E '^ok( [0-9]+)? - ' "$out" | grep -c '# SKIP') ))
-	# A test program that dies without reporting a failure still failed.
-	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		echo "not ok - $name: exited with status $rc"
-		f=1
+# A failure of the file as a whole; with COUNT 0 only a note.
+problem() {	# FILE COUNT WHY
+	if [ "$2" -gt 0 ]; then
+		echo "not ok - $1: $3"
+		failed=$((failed + $2))
+	else
+		echo "# $1: $3"
 	fi
+}
+
+re_plan='^1\.\.([0-9]+)([[:space:]]*#.*)?$'
+re_result='^(not )?ok([[:space:]]+([0-9]+))?([[:space:]]|$)(.*)$'
+re_skip='#[[:space:]]*[Ss][Kk][Ii][Pp]'
+
+# Counts the TAP of one file that exited with STATUS after MS milliseconds.
+tally() {	# FILE OUTPUT STATUS MS
+	local t=$1 out=$2 rc=$3 ms=$4 line plan='' n=0 p=0 f=0 s=0 num bad='' missing=0 before
+
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [[ $line =~ $re_plan ]]; then
+			if [ -n "$plan" ]; then
+				bad=${bad:-a second plan}
+			else
+				plan=${BASH_REMATCH[1]}
+				[ "$n" = 0 ] || bad=${bad:-the plan came after $n results}
+			fi
+		elif [[ $line =~ $re_result ]]; then
+			n=$((n + 1))
+			num=${BASH_REMATCH[3]}
+			if [ -n "${BASH_REMATCH[1]}" ]; then
+				f=$((f + 1))
+			elif [[ ${BASH_REMATCH[5]} =~ $re_skip ]]; then
+				s=$((s + 1))
+			else
+				p=$((p + 1))
+			fi
+			if [ -z "$num" ]; then
+				bad=${bad:-result $n has no number}
+			elif [ "$num" != "$n" ]; then
+				bad=${bad:-result $n is numbered $num}
+			fi
+		elif [[ $line == "Bail out!"* ]]; then
+			bad=${bad:-it bailed out}
+		fi
+	done <"$out"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	before=$failed
+
+	if [ -z "$plan" ]; then
+		problem "$t" 1 "no plan (a line 1..N before the results)"
+	elif [ "$n" -lt "$plan" ]; then
+		missing=$((plan - n))
+	elif [ "$n" -gt "$plan" ]; then
+		problem "$t" 1 "$n results for a plan of $plan"
+	fi
+	[ -n "$bad" ] && problem "$t" 1 "$bad"
+	# timeout says 124, or 137 when the command outlived the TERM too.
+	# A file cut short fails once for each test it did not report, or
+	# once if it reported them all and none failed.
+	if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$ms" -ge $((limit * 1000 - 100)) ]; then
+		if [ "$missing" -gt 0 ]; then
+			problem "$t" "$missing" "timed out after ${limit}s; $missing of the $plan planned tests did not report"
+		else
+			problem "$t" $((f == 0 && failed == before)) "timed out after ${limit}s"
+		fi
+		return
+	fi
+	[ "$missing" -gt 0 ] &&
+		problem "$t" "$missing" "$missing of the $plan planned tests did not report"
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		# Counted once, unless the file already failed for another reason.
+		if [ "$rc" -gt 128 ]; then
+			problem "$t" $((failed == before)) "killed by signal $((rc - 128)) with no test failed"
+		else
+			problem "$t" $((failed == before)) "exited with status $rc with no test failed"
+		fi
+	fi
 }
 
 tests=()
-for t in build/selftests/test_* selftests/test_*.sh; do
-	[ -e "$t" ] || continue
-	case $t in *.c|*.h) continue ;; esac
+for c in "$src"/test_*.c; do
+	[ -e "$c" ] || continue
+	t=$bin/$(basename "$c" .c)
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 	tests+=("$t")
 done
+for t in "$src"/test_*.sh; do
+	[ -e "$t" ] || continue
+	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
+	tests+=("$t")
+done
+[ ${#tests[@]} = 0 ] && problem "selftests" 1 "no test file matches '$pattern'"
 
 for t in "${tests[@]}"; do
 	echo "# $t"
+	if [ ! -e "$t" ]; then
+		problem "$t" 1 "not built (run make)"
+		continue
+	elif [ ! -f "$t" ] || [ ! -x "$t" ]; then
+		problem "$t" 1 "not an executable file"
+		continue
+	fi
 	out=$(mktemp)
-	timeout 300 "$t" >"$out" 2>&1
+	start=$(date +%s%N)
+	timeout -k 30 "$limit" "$t" >"$out" 2>&1 </dev/null
 	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
 	cat "$out"
-	count "$out" "$rc" "$t"
+	[ -n "$(tail -c 1 "$out")" ] && echo
+	tally "$t" "$out" "$rc" "$ms"
 	rm -f "$out"
 done
 echo "$passed passed, $failed failed, $skipped skipped"
