@@ -30,6 +30,7 @@ T_FAILED=0		# tests reported "not ok"
 T_STRAY=0		# failures recorded outside any test
 T_TMP=
 _t_on_exit=()
+_t_shell=$BASHPID		# the script's own shell, not a subshell of it
 _t_listing=			# set while t_plan_of lists the t_run calls
 _t_listed=()
 
@@ -208,6 +209,10 @@ _t_exit_trap() {
 	local rc=$? i
 
 	trap - INT TERM HUP
+	# A child forked for `cmd &` runs these traps if a signal comes
+	# before it execs (netns_cleanup kills background commands at once):
+	# it must neither report nor clean up.
+	[ "$BASHPID" = "$_t_shell" ] || exit "$rc"
 	if [ "$T_OPEN" = 1 ]; then
 		t_fail "the script ended (status $rc) inside this test"
 		t_end

@@ -121,12 +121,28 @@ device_state_b() {
 
 # --- topology ---------------------------------------------------------------
 
+# Stops a background command: TERM first, so it can end cleanly. A child
+# signalled between fork and exec can lose the TERM to the shell's handler
+# it still carries and then run its command regardless: send TERM again
+# until it has exited, and KILL after 3 s.
+bg_stop() {	# PID
+	local i
+
+	for i in $(seq 30); do
+		kill "$1" 2>/dev/null || break
+		# Exited, not yet waited for.
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ] && break
+		[ "$i" = 30 ] && kill -KILL "$1" 2>/dev/null
+		sleep 0.1
+	done
+	wait "$1" 2>/dev/null
+}
+
 netns_cleanup() {
 	local p
 
 	for p in "${_bg_pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+		bg_stop "$p"
 	done
 	if [ -d "$PINS" ]; then
 		if [ -e "/run/netns/$NSB" ] && [ -x "$CPUSTEER" ]; then
