@@ -16,8 +16,8 @@
 #
 # Every exit path is covered: `exit` anywhere, a signal (run.sh's timeout
 # sends TERM) or the end of the script runs the t_on_exit commands
-# (newest first), reports the planned tests that did not run as failed,
-# and exits non-zero when anything failed.
+# (newest first), then reports a test left open and the planned tests
+# that did not run as failed, and exits non-zero when anything failed.
 
 TU_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CPUSTEER=${CPUSTEER:-$TU_TOP/build/cpusteer}
@@ -88,10 +88,12 @@ _t_fail_rest() {	# WHY
 	done
 }
 
-# A signal ends the script through the EXIT trap, so it cleans up too.
+# A signal ends the script through the EXIT trap, so it cleans up too;
+# so does a write to a pipe whose reader has gone.
 _t_traps() {
 	trap _t_exit_trap EXIT
 	trap 'exit 130' INT
+	trap 'exit 141' PIPE
 	trap 'exit 143' TERM HUP
 }
 
@@ -213,14 +215,18 @@ _t_exit_trap() {
 	# before it execs (netns_cleanup kills background commands at once):
 	# it must neither report nor clean up.
 	[ "$BASHPID" = "$_t_shell" ] || exit "$rc"
+	# Clean up first, and survive a reader that is gone (a pipe whose
+	# reader the same signal killed): a write must not end the cleanup.
+	trap '' PIPE
+	for ((i = ${#_t_on_exit[@]} - 1; i >= 0; i--)); do
+		eval "${_t_on_exit[$i]}"
+	done
+	[ "$rc" = 141 ] && exit "$rc"	# SIGPIPE: nobody reads the report
 	if [ "$T_OPEN" = 1 ]; then
 		t_fail "the script ended (status $rc) inside this test"
 		t_end
 	fi
 	_t_fail_rest "not run: the script ended (status $rc) before this test"
-	for ((i = ${#_t_on_exit[@]} - 1; i >= 0; i--)); do
-		eval "${_t_on_exit[$i]}"
-	done
 	if [ "$rc" = 0 ] && { [ "$T_FAILED" -gt 0 ] || [ "$T_STRAY" -gt 0 ]; }; then
 		exit 1
 	fi

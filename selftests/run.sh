@@ -113,6 +113,11 @@ tally() {	# FILE OUTPUT STATUS MS
 	fi
 }
 
+out=
+trap 'rm -f "$out"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
 tests=()
 for c in "$src"/test_*.c; do
 	[ -e "$c" ] || continue
