@@ -27,7 +27,7 @@ fake() {	# CASE NAME
 runner() {	# CASE [TIMEOUT]
 	RUN_OUT=$T_TMP/$1/run.out
 	SELFTEST_SRC=$T_TMP/$1/src SELFTEST_BIN=$T_TMP/$1/bin SELFTEST_TIMEOUT=${2:-60} \
-		"$SELFTESTS/run.sh" >"$RUN_OUT" 2>&1
+		SELFTEST_IN_HARNESS=1 "$SELFTESTS/run.sh" >"$RUN_OUT" 2>&1
 	RUN_RC=$?
 	RUN_LAST=$(tail -n 1 "$RUN_OUT")
 }
@@ -285,7 +285,8 @@ EOF
 
 # What a fixture run left behind, one per line; none when it cleaned up.
 leftovers() {	# STATE
-	local NSA NSB VA VB PINS BG TMPD LOADED # set by the state file
+	# shellcheck disable=SC2034 # all set by the state file
+	local NSA NSB VA VB PINS BG TMPD LOADED
 
 	# shellcheck disable=SC1090
 	. "$1"
@@ -298,7 +299,8 @@ leftovers() {	# STATE
 
 # Removes what a fixture left, so a failure here does not spill over.
 scrub() {	# STATE
-	local NSA NSB VA VB PINS BG TMPD LOADED # set by the state file
+	# shellcheck disable=SC2034 # all set by the state file
+	local NSA NSB VA VB PINS BG TMPD LOADED
 
 	[ -s "$1" ] || return 0
 	# shellcheck disable=SC1090
@@ -359,6 +361,9 @@ all_tests() {
 }
 
 t_plan_of all_tests
+# A run.sh that ignored SELFTEST_SRC would run the real suite, and this
+# file again inside it: stop there instead of nesting.
+[ -z "${SELFTEST_IN_HARNESS:-}" ] || t_abort "run by run.sh inside test_harness.sh: SELFTEST_SRC was ignored"
 [ "$(id -u)" = 0 ] || t_skip_all "needs root"
 [ -x "$CPUSTEER" ] || t_abort "$CPUSTEER is missing: run make"
 all_tests
