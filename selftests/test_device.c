@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Device knobs (loader/device.c) on veth pairs in a private network
+/* Device knobs (loader/device/device.c) on veth pairs in a private network
  * namespace:
  *
  *   host namespace                     namespace cstdev<pid>

@@ -19,7 +19,7 @@
 #                                           --threaded-napi on
 #                                         cpusteer unload
 #
-# cpusteer writes the NAPI settings in one of two ways (loader/device.h):
+# cpusteer writes the NAPI settings in one of two ways (loader/device/device.h):
 # - run with `nsenter --net`, its /sys shows the host's devices, so it uses
 #   netdev netlink and changes each NAPI instance (napi_show reads them);
 # - run where /sys shows B's own devices, it writes the device-wide sysfs
