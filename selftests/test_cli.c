@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The option layer and every command's declaration: each declared option
+ * is in the command's --help and described in cpusteer.8, the man page's
+ * SYNOPSIS is the one the tables make, and usage errors are one line and
+ * exit status 2. Reads cpusteer.8 from the current folder (selftests/run.sh
+ * runs from the top of the tree).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "commands.h"
+#include "load_opts.h"
+#include "test_util.h"
+
+#define MAN_PAGE "cpusteer.8"
+
+/* Calls fn(cmd, ctx) for every command and every variant of one. */
+static void for_each_form(void (*fn)(const struct cli_command *cmd, void *ctx), void *ctx)
+{
+	const struct cli_command *const *c;
+
+	for (c = cpusteer_commands; *c; c++) {
+		fn(*c, ctx);
+		if ((*c)->variant)
+			fn((*c)->variant, ctx);
+	}
+}
+
+/* What `print` wrote, as a string to free. */
+static char *printed(void (*print)(const struct cli_command *cmd, FILE *f),
+		     const struct cli_command *cmd)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return strdup("");
+	print(cmd, f);
+	fclose(f);
+	return buf;
+}
+
+static char *read_file(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The man page split at its SYNOPSIS section: the section's lines, and
+ * everything else.
+ */
+struct man_page {
+	char *synopsis, *body;
+};
+
+static int man_page_read(struct man_page *m)
+{
+	char *text = read_file(MAN_PAGE), *start, *end;
+
+	m->synopsis = m->body = NULL;
+	if (!text)
+		return -errno;
+	start = strstr(text, ".SH SYNOPSIS\n");
+	end = start ? strstr(start + 1, "\n.SH ") : NULL;
+	if (!end) {
+		free(text);
+		return -EINVAL;
+	}
+	start += strlen(".SH SYNOPSIS\n");
+	m->synopsis = strndup(start, end + 1 - start);
+	memmove(start, end + 1, strlen(end + 1) + 1);
+	m->body = text;
+	return 0;
+}
+
+static void man_page_free(struct man_page *m)
+{
+	free(m->synopsis);
+	free(m->body);
+}
+
+/* "--name" as roff writes it: every '-' escaped. */
+static void roff_option(const char *name, char *out, size_t len)
+{
+	size_t n = 0;
+
+	for (n += snprintf(out, len, "\\-\\-"); *name && n + 3 < len; name++) {
+		if (*name == '-')
+			out[n++] = '\\';
+		out[n++] = *name;
+	}
+	out[n] = '\0';
+}
+
+static void check_help_lists_options(const struct cli_command *cmd, void *ctx)
+{
+	char *help = printed(cli_print_help, cmd), want[96], what[160];
+	const struct cli_group *g;
+	const struct cli_option *o;
+
+	(void)ctx;
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			snprintf(want, sizeof(want), "\n  --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+			snprintf(what, sizeof(what), "%s --help lists --%s", cmd->name, o->name);
+			ASSERT_TRUE(strstr(help, want), what);
+		}
+	snprintf(what, sizeof(what), "%s --help lists -h and -v", cmd->name);
+	ASSERT_TRUE(strstr(help, "\n  -h, --help") && strstr(help, "\n  -v, --verbose"), what);
+	free(help);
+}
+
+static void test_every_option_is_in_help(void)
+{
+	for_each_form(check_help_lists_options, NULL);
+}
+
+static void check_help_fits(const struct cli_command *cmd, void *ctx)
+{
+	char *help = printed(cli_print_help, cmd), *line, *save = NULL, what[160];
+
+	(void)ctx;
+	for (line = strtok_r(help, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		snprintf(what, sizeof(what), "%s --help: line within 80 columns: %.40s...",
+			 cmd->name, line);
+		ASSERT_TRUE(strlen(line) <= 80, what);
+	}
+	free(help);
+}
+
+static void test_help_fits_a_terminal(void)
+{
+	for_each_form(check_help_fits, NULL);
+}
+
+static void check_man_describes_options(const struct cli_command *cmd, void *ctx)
+{
+	const struct man_page *m = ctx;
+	const struct cli_group *g;
+	const struct cli_option *o;
+	char want[96], what[160];
+
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			roff_option(o->name, want, sizeof(want));
+			snprintf(what, sizeof(what), MAN_PAGE " describes %s --%s outside SYNOPSIS",
+				 cmd->name, o->name);
+			ASSERT_TRUE(strstr(m->body, want), what);
+		}
+}
+
+static void test_every_option_is_in_the_man_page(void)
+{
+	struct man_page m;
+	int err = man_page_read(&m);
+
+	ASSERT_EQ(err, 0, "reading the SYNOPSIS and body of " MAN_PAGE
+		  " (run from the top of the tree)");
+	if (err)
+		return;
+	for_each_form(check_man_describes_options, &m);
+	ASSERT_TRUE(strstr(m.body, "\\-h") && strstr(m.body, "\\-\\-help") &&
+		    strstr(m.body, "\\-v") && strstr(m.body, "\\-\\-verbose"),
+		    MAN_PAGE " describes -h/--help and -v/--verbose");
+	man_page_free(&m);
+}
+
+static void test_man_synopsis_is_made_from_the_tables(void)
+{
+	char *made = NULL;
+	size_t len = 0;
+	struct man_page m;
+	FILE *f = open_memstream(&made, &len);
+	int err = man_page_read(&m);
+
+	ASSERT_EQ(err, 0, "reading the SYNOPSIS of " MAN_PAGE " (run from the top of the tree)");
+	commands_print_synopsis(f);
+	fclose(f);
+	if (!err) {
+		if (strcmp(m.synopsis, made))
+			printf("#   the SYNOPSIS of " MAN_PAGE " differs from the option tables: "
+			       "run make man\n");
+		ASSERT_EQ(strcmp(m.synopsis, made), 0, "SYNOPSIS matches the tables");
+		man_page_free(&m);
+	}
+	free(made);
+}
+
+static void check_names_unique(const struct cli_command *cmd, void *ctx)
+{
+	const struct cli_group *g, *h;
+	const struct cli_option *o, *p;
+	char what[160];
+
+	(void)ctx;
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			snprintf(what, sizeof(what), "%s declares --%s once (not help or verbose)",
+				 cmd->name, o->name);
+			ASSERT_TRUE(strcmp(o->name, "help") && strcmp(o->name, "verbose"), what);
+			for (h = cmd->groups; h->options; h++)
+				for (p = h->options; p->name; p++)
+					if (p != o && !strcmp(p->name, o->name))
+						ASSERT_TRUE(0, what);
+		}
+}
+
+static void test_each_option_is_declared_once(void)
+{
+	for_each_form(check_names_unique, NULL);
+}
+
+/* Runs cli_parse on a command line with stdout and stderr caught. */
+struct parse_run {
+	int ret, operand, err_lines;
+	char err[512], out_first[512];
+};
+
+static void catch_output(FILE *f, char *first, size_t len, int *lines)
+{
+	char line[512];
+
+	rewind(f);
+	first[0] = '\0';
+	*lines = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!(*lines)++)
+			snprintf(first, len, "%s", line);
+	}
+}
+
+static void parse_args(const struct cli_command *cmd, void *opts, struct parse_run *r, ...)
+{
+	char *argv[16], *arg;
+	FILE *out = tmpfile(), *err = tmpfile();
+	int argc = 0, saved_out = dup(1), saved_err = dup(2), out_lines;
+	va_list ap;
+
+	argv[argc++] = (char *)cmd->name;
+	va_start(ap, r);
+	while ((arg = va_arg(ap, char *)) && argc < 15)
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+	fflush(NULL);
+	dup2(fileno(out), 1);
+	dup2(fileno(err), 2);
+	r->operand = -1;
+	r->ret = cli_parse(cmd, argc, argv, opts, &r->operand);
+	fflush(NULL);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	catch_output(err, r->err, sizeof(r->err), &r->err_lines);
+	catch_output(out, r->out_first, sizeof(r->out_first), &out_lines);
+	fclose(out);
+	fclose(err);
+}
+
+/* One line on stderr, "cpusteer: COMMAND: ...", and exit status 2. */
+static void expect_usage_error(const struct parse_run *r, const char *mention, const char *what)
+{
+	char msg[768];
+
+	snprintf(msg, sizeof(msg), "%s: refused", what);
+	ASSERT_TRUE(r->ret < 0, msg);
+	snprintf(msg, sizeof(msg), "%s: exit status", what);
+	ASSERT_EQ(cli_exit_status(r->ret), 2, msg);
+	snprintf(msg, sizeof(msg), "%s: lines on stderr", what);
+	ASSERT_EQ(r->err_lines, 1, msg);
+	snprintf(msg, sizeof(msg), "%s: stderr says 'cpusteer: ' and '%s': %s", what, mention, r->err);
+	ASSERT_TRUE(!strncmp(r->err, "cpusteer: ", 10) && strstr(r->err, mention), msg);
+}
+
+static void test_usage_errors_are_one_line(void)
+{
+	struct load_opts lo = {};
+	struct parse_run r;
+
+	parse_args(&load_command, &lo, &r, "--bogus", "eth0", NULL);
+	expect_usage_error(&r, "unknown option '--bogus'", "load --bogus");
+	parse_args(&load_command, &lo, &r, "eth0", "-x", NULL);
+	expect_usage_error(&r, "unknown option '-x'", "load -x");
+	parse_args(&load_command, &lo, &r, "eth0", "--qsize", NULL);
+	expect_usage_error(&r, "a value is missing after '--qsize'", "load --qsize at the end");
+	parse_args(&load_command, &lo, &r, "eth0", "--no-touch=yes", NULL);
+	expect_usage_error(&r, "--no-touch=yes", "a flag given a value");
+	parse_args(&load_command, &lo, &r, NULL);
+	expect_usage_error(&r, "expected IFACE", "load without an interface");
+	parse_args(&load_command, &lo, &r, "eth0", "eth1", NULL);
+	expect_usage_error(&r, "unexpected argument 'eth1'", "load with two interfaces");
+	parse_args(&load_command, &lo, &r, "eth0", "--qsize", "0", NULL);
+	expect_usage_error(&r, "'0'", "a value its parser refuses");
+	parse_args(&set_command, &lo, &r, "eth0", "--xdp-mode", "skb", NULL);
+	expect_usage_error(&r, "--xdp-mode", "set does not take load's attach options");
+	parse_args(&unload_command, NULL, &r, "eth0", "--\x1b[2J", NULL);
+	expect_usage_error(&r, "\\x1b[2J", "a terminal control in an option is escaped");
+}
+
+static void check_help_exits_zero(const struct cli_command *cmd, void *ctx)
+{
+	char want[64], what[768];
+	struct parse_run r;
+
+	(void)ctx;
+	snprintf(want, sizeof(want), "usage: cpusteer %s", cmd->name);
+	/* No options struct: --help ends the parse before any parser runs. */
+	parse_args(cmd, NULL, &r, "--help", NULL);
+	snprintf(what, sizeof(what), "%s --help: exit status 0", cmd->name);
+	ASSERT_EQ(cli_exit_status(r.ret), 0, what);
+	snprintf(what, sizeof(what), "%s --help: nothing on stderr", cmd->name);
+	ASSERT_EQ(r.err_lines, 0, what);
+	snprintf(what, sizeof(what), "%s --help starts '%s': %s", cmd->name, want, r.out_first);
+	ASSERT_TRUE(!strncmp(r.out_first, want, strlen(want)), what);
+}
+
+static void test_help_exits_zero(void)
+{
+	for_each_form(check_help_exits_zero, NULL);
+}
+
+static void test_options_land_in_their_struct(void)
+{
+	struct load_opts lo;
+	char *argv[] = { "load", "eth0", "--cpus", "0", "--qsize", "64", "--no-touch",
+			 "--gro", "off", "--key", "000102030405060708090a0b0c0d0e0f", NULL };
+
+	ASSERT_EQ(load_opts_parse(&lo, &load_command, 11, argv), 0, "load options parse");
+	ASSERT_EQ(lo.steer.cpus_given, 1, "--cpus reached the steering group");
+	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
+	ASSERT_EQ(lo.steer.key_given, 1, "--key reached the steering group");
+	ASSERT_EQ(lo.steer.cfg.key[0], 0x0001020304050607ULL, "key, first half");
+	ASSERT_EQ(lo.cm.qsize, 64, "--qsize");
+	ASSERT_EQ(lo.qsize_given, 1, "--qsize given");
+	ASSERT_EQ(lo.notouch, 1, "--no-touch, a declared flag");
+	ASSERT_EQ(lo.symmetric_off, 0, "--no-symmetric not given");
+	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only --gro asked of the device");
+	ASSERT_EQ(lo.dev.gro, 0, "--gro off");
+	ASSERT_TRUE(lo.ifname && !strcmp(lo.ifname, "eth0"), "the operand after permutation");
+}
+
+static void test_double_dash_ends_options(void)
+{
+	struct parse_run r;
+	char *argv[] = { "bench", "--", "--program", NULL };
+
+	parse_args(&unload_command, NULL, &r, "--", "-x", NULL);
+	ASSERT_EQ(r.ret, 0, "unload -- -x: -x is an operand");
+	ASSERT_EQ(r.operand, 2, "the operand's index");
+	ASSERT_TRUE(cli_form(&bench_command, 3, argv) == &bench_command,
+		    "--program after -- does not choose bench --program");
+	argv[1] = "--runs";
+	ASSERT_TRUE(cli_form(&bench_command, 3, argv) == bench_command.variant,
+		    "--program chooses bench --program");
+}
+
+int main(void)
+{
+	static const struct tu_test tests[] = {
+		TU_TEST(test_every_option_is_in_help),
+		TU_TEST(test_help_fits_a_terminal),
+		TU_TEST(test_every_option_is_in_the_man_page),
+		TU_TEST(test_man_synopsis_is_made_from_the_tables),
+		TU_TEST(test_each_option_is_declared_once),
+		TU_TEST(test_usage_errors_are_one_line),
+		TU_TEST(test_help_exits_zero),
+		TU_TEST(test_options_land_in_their_struct),
+		TU_TEST(test_double_dash_ends_options),
+	};
+
+	return tu_run(tests, ARRAY_SIZE(tests));
+}
