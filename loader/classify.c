@@ -252,8 +252,6 @@ const struct cli_command classify_command = {
 	.name = "classify",
 	.summary = "run a capture through the steering program, per-packet CPU",
 	.operands = "FILE.pcap",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Runs each frame of an Ethernet capture through the steering program\n"
 		 "(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
 		 "the kernel program chose.\n",

@@ -131,8 +131,6 @@ const struct cli_command load_command = {
 	.name = "load",
 	.summary = "attach to an interface, maps filled first",
 	.operands = "IFACE",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Attaches the steering program to IFACE, every map filled first.\n",
 	.groups = {
 		{ steer_options, offsetof(struct load_opts, steer) },
@@ -146,8 +144,6 @@ const struct cli_command set_command = {
 	.name = "set",
 	.summary = "change CPUs, weights, queues, key on a running instance",
 	.operands = "IFACE",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Changes a running instance without detaching it; only the\n"
 		 "buckets that must move are moved. Options not given keep\n"
 		 "their current value; with none, finishes an interrupted set.\n",

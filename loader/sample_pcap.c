@@ -97,8 +97,6 @@ const struct cli_command sample_pcap_command = {
 	.name = "sample-pcap",
 	.summary = "write a capture that exercises every parsing path",
 	.operands = "FILE.pcap",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Writes an Ethernet capture with N UDP/TCP flows over IPv4 and IPv6,\n"
 		 "then one frame of each special case: VLAN, QinQ, IPv4 options, IPv6\n"
 		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short and\n"

@@ -255,8 +255,6 @@ const struct cli_command stats_command = {
 	.name = "stats",
 	.summary = "live per-CPU rates: receive, enqueue, kthread, XDP errors",
 	.operands = "IFACE",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Shows, once per interval, what becomes of the packets arriving on IFACE:\n"
 		 "  RECEIVE        packets the steering program saw, per receiving CPU, and\n"
 		 "                 its verdicts: redirected, passed to the local stack, errors\n"

@@ -448,7 +448,6 @@ const struct cli_command status_command = {
 	.name = "status",
 	.summary = "show instances, their settings and kernel features",
 	.operands = "[IFACE]",
-	.max_operands = 1,
 	.about = "Shows each cpusteer instance of this network namespace (or the one on\n"
 		 "IFACE): its state, attach mode, program, CPUs with weights and bucket\n"
 		 "counts, queue size, second stage, hash settings, the device's GRO/NAPI\n"

@@ -270,8 +270,6 @@ const struct cli_command unload_command = {
 	.name = "unload",
 	.summary = "detach, restore device settings, remove pins",
 	.operands = "IFACE",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Detaches cpusteer from IFACE, restores the device settings it changed\n"
 		 "and removes its pins. Finishes what an interrupted command left, and\n"
 		 "succeeds on what is left when the interface has vanished.\n",

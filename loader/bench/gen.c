@@ -129,8 +129,6 @@ const struct cli_command gen_command = {
 	.name = "gen",
 	.summary = "transmit UDP/TCP flows on an interface from XDP live frames",
 	.operands = "IFACE",
-	.min_operands = 1,
-	.max_operands = 1,
 	.about = "Transmits frames on IFACE from an XDP program that the kernel runs in\n"
 		 "live-frames test mode: UDP 10.201.0.1 -> 10.201.0.2 port 9 (fd21::1 ->\n"
 		 "fd21::2 with --ipv6), one flow per source port from 1024 up, from IFACE's\n"

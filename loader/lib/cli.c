@@ -94,15 +94,16 @@ static int bad_option(const struct cli_command *cmd, const struct option_table *
 
 static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 {
+	int required = cmd->operands && cmd->operands[0] != '[', allowed = !!cmd->operands;
 	char shown[SHOWN_LEN];
 	int n = argc - optind;
 
-	if (n < cmd->min_operands) {
+	if (n < required) {
 		log_err("%s: expected %s (cpusteer %s --help)", cmd->name, cmd->operands, cmd->name);
 		return -EINVAL;
 	}
-	if (n > cmd->max_operands) {
-		log_printable(argv[optind + cmd->max_operands], shown, sizeof(shown));
+	if (n > allowed) {
+		log_printable(argv[optind + allowed], shown, sizeof(shown));
 		return usage_error(cmd, "unexpected argument", shown);
 	}
 	return 0;

@@ -48,11 +48,10 @@ struct cli_group {
 struct cli_command {
 	const char *name;
 	const char *summary;		/* one line for `cpusteer --help` */
-	/* Operands after the options, as shown ("IFACE", "[IFACE]"), and how
-	 * many the command takes.
+	/* The one operand after the options, as shown: "IFACE" when it is
+	 * required, "[IFACE]" when it may be left out; NULL for none.
 	 */
 	const char *operands;
-	int min_operands, max_operands;
 	const char *about;		/* what the command does, for --help */
 	const char *details;		/* after the option list, or NULL */
 	struct cli_group groups[CLI_MAX_GROUPS];	/* ended by a NULL group */
