@@ -138,6 +138,22 @@ pair_in_b() {	# NAME PEER [index N]
 		ip -n "$NSB" link set "$1" up && ip -n "$NSB" link set "$2" up
 }
 
+# A veth pair in B with GRO off on NAME, and cpusteer loaded on NAME with
+# --gro on, so that what unload must restore (off) differs from what is
+# there. Says why with t_fail and returns 1 when it cannot.
+loaded_gro_on_in_b() {	# NAME PEER
+	local out
+
+	if ! pair_in_b "$1" "$2" || ! in_b ethtool -K "$1" gro off; then
+		t_fail "cannot make $1 in $NSB with GRO off"
+		return 1
+	fi
+	if ! out=$(cs load "$1" --cpus 0 --gro on 2>&1); then
+		t_fail "load $1 --gro on failed: $out"
+		return 1
+	fi
+}
+
 # Checks a refused command: exit status WANT, exactly one line on stderr,
 # starting with PREFIX.
 check_refused() {	# WHAT WANT RC ERRFILE PREFIX
@@ -539,11 +555,7 @@ t_end
 # on it would show.
 t_begin recreated_interface_same_index_set_refused
 vg_new=0
-if ! pair_in_b "$VG" vh$$ || ! in_b ethtool -K "$VG" gro off; then
-	t_fail "cannot make $VG in $NSB with GRO off"
-elif ! out=$(cs load "$VG" --cpus 0 --gro on 2>&1); then
-	t_fail "load $VG --gro on failed: $out"
-else
+if loaded_gro_on_in_b "$VG" vh$$; then
 	idx=$(ifindex_in "$NSB" "$VG")
 	t_eq "GRO on $VG while loaded" on "$(gro_in "$NSB" "$VG")"
 	ip -n "$NSB" link del "$VG"
@@ -592,11 +604,7 @@ ip -n "$NSB" link del "$VG" 2>/dev/null
 
 t_begin moved_interface_unload_detaches_and_restores_in_new_namespace
 moved=0
-if ! pair_in_b "$VM" vn$$ || ! in_b ethtool -K "$VM" gro off; then
-	t_fail "cannot make $VM in $NSB with GRO off"
-elif ! out=$(cs load "$VM" --cpus 0 --gro on 2>&1); then
-	t_fail "load $VM --gro on failed: $out"
-else
+if loaded_gro_on_in_b "$VM" vn$$; then
 	prog=$(xdp_prog_id "$VM")
 	idx=$(ifindex_in "$NSB" "$VM")
 	ip -n "$NSB" link set "$VM" netns "$NSC" || t_fail "cannot move $VM to $NSC"
@@ -639,11 +647,7 @@ ip -n "$NSC" link del "$VM" 2>/dev/null
 # was off) is what unload must restore. A program taken for one with no
 # pins would be detached with its settings left as they are.
 t_begin moved_interface_unload_from_its_new_namespace
-if ! pair_in_b "$VK" vl$$ || ! in_b ethtool -K "$VK" gro off; then
-	t_fail "cannot make $VK in $NSB with GRO off"
-elif ! out=$(cs load "$VK" --cpus 0 --gro on 2>&1); then
-	t_fail "load $VK --gro on failed: $out"
-else
+if loaded_gro_on_in_b "$VK" vl$$; then
 	prog=$(xdp_prog_id "$VK")
 	ip -n "$NSB" link set "$VK" netns "$NSC" || t_fail "cannot move $VK to $NSC"
 	if [ "$(xdp_id_in "$NSC" "$VK")" != "$prog" ]; then
@@ -673,11 +677,7 @@ ip -n "$NSB" link del "$VK" 2>/dev/null
 # instance has): unload vs finds the instance of vr by its program.
 
 t_begin renamed_interface_unload_by_new_name
-if ! pair_in_b "$VR" vt$$ || ! in_b ethtool -K "$VR" gro off; then
-	t_fail "cannot make $VR in $NSB with GRO off"
-elif ! out=$(cs load "$VR" --cpus 0 --gro on 2>&1); then
-	t_fail "load $VR --gro on failed: $out"
-else
+if loaded_gro_on_in_b "$VR" vt$$; then
 	prog=$(xdp_prog_id "$VR")
 	if ! ip -n "$NSB" link set "$VR" down || ! ip -n "$NSB" link set "$VR" name "$VS" ||
 		! ip -n "$NSB" link set "$VS" up; then
