@@ -28,7 +28,7 @@ static void print_loaded(const struct load_opts *lo, const struct instance_dir *
 
 	cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
 	printf("cpusteer: loaded on %s (%s mode, program id %u): cpus %s, %u buckets, qsize %u, remote %s%s\n",
-	       d->shown, lo->xdp_mode == XDP_MODE_SKB ? "skb" : "native", st->prog_id, cpus,
+	       d->shown, xdp_mode_name(lo->xdp_mode), st->prog_id, cpus,
 	       lo->steer.cfg.nbuckets, lo->cm.qsize, remote_action_name(lo->cm.remote),
 	       lo->notouch ? ", no-touch floor" : "");
 	if (device_is_veth(lo->ifname))

@@ -8,6 +8,7 @@
 #include "ifname.h"
 #include "load_opts.h"
 #include "log.h"
+#include "names.h"
 
 static int parse_on_off(const char *what, const char *arg, __u32 *out)
 {
@@ -29,14 +30,14 @@ static int opt_qsize(void *opts, const char *arg)
 
 static int opt_remote(void *opts, const char *arg)
 {
-	static const char *const names[] = { "none", "pass", "drop" };
 	struct load_opts *lo = opts;
-	unsigned int i;
+	enum remote_action r;
 
 	lo->remote_given = true;
-	for (i = 0; i < 3; i++)
-		if (!strcmp(arg, names[i])) {
-			lo->cm.remote = (enum remote_action)i;
+	/* The names status prints, so that what it shows can be given back. */
+	for (r = REMOTE_NONE; r < REMOTE_REDIRECT; r++)
+		if (!strcmp(arg, remote_action_name(r))) {
+			lo->cm.remote = r;
 			return 0;
 		}
 	if (!strncmp(arg, "redirect:", 9)) {
@@ -94,9 +95,9 @@ static int opt_xdp_mode(void *opts, const char *arg)
 	struct load_opts *lo = opts;
 
 	lo->xdp_mode_given = true;
-	if (!strcmp(arg, "native"))
+	if (!strcmp(arg, xdp_mode_name(XDP_MODE_NATIVE)))
 		lo->xdp_mode = XDP_MODE_NATIVE;
-	else if (!strcmp(arg, "skb"))
+	else if (!strcmp(arg, xdp_mode_name(XDP_MODE_SKB)))
 		lo->xdp_mode = XDP_MODE_SKB;
 	else {
 		log_err("bad --xdp-mode '%s': expected native or skb", arg);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include "log.h"
+#include "names.h"
 #include "options.h"
 
 /* The key is written as 32 hex digits, most significant first. */
@@ -45,9 +46,9 @@ static int parse_non_ip(const char *arg, __u32 *cpu)
 
 static int parse_hash(const char *arg, __u32 *fn)
 {
-	if (!strcmp(arg, "siphash13"))
+	if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_SIPHASH13)))
 		*fn = CPUSTEER_HASH_SIPHASH13;
-	else if (!strcmp(arg, "jhash"))
+	else if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_JHASH)))
 		*fn = CPUSTEER_HASH_JHASH;
 	else {
 		log_err("bad --hash '%s': expected siphash13 or jhash", arg);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
-#include <xdp/libxdp.h>
 #include "attachment.h"
 #include "commands.h"
 #include "device.h"
@@ -149,7 +148,7 @@ static void print_text(const struct status_view *v)
 			snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
 	}
 	format_non_ip(&v->cfg, non_ip, sizeof(non_ip));
-	printf("  %-18s %s, %s\n", "attach", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native",
+	printf("  %-18s %s, %s\n", "attach", xdp_mode_name(v->st.xdp_mode),
 	       attach_kind(v));
 	printf("  %-18s %u (%s)%s\n", "program id", v->st.prog_id,
 	       v->attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
@@ -220,7 +219,7 @@ static void print_json(struct json *j, const struct status_view *v)
 	json_bool(j, "attached", v->attached);
 	json_uint(j, "program_id", v->st.prog_id);
 	if (v->complete) {
-		json_string(j, "xdp_mode", v->st.xdp_mode == XDP_MODE_SKB ? "skb" : "native");
+		json_string(j, "xdp_mode", xdp_mode_name(v->st.xdp_mode));
 		json_string(j, "attach_kind", attach_kind(v));
 		json_bool(j, "no_touch", v->st.notouch);
 		json_uint(j, "buckets", v->cfg.nbuckets);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <linux/bpf.h>
 #include <netinet/in.h>
+#include <xdp/libxdp.h>
 #include "names.h"
 
 static const char *const pass_reasons[CPUSTEER_PASS_REASONS] = {
@@ -64,6 +65,11 @@ const char *remote_action_name(enum remote_action remote)
 	default:
 		return "none";
 	}
+}
+
+const char *xdp_mode_name(int mode)
+{
+	return mode == XDP_MODE_SKB ? "skb" : "native";
 }
 
 const char *ip_proto_name(__u8 proto)

@@ -11,6 +11,8 @@ const char *error_name(__u32 err);
 const char *xdp_verdict_name(int verdict);
 const char *hash_fn_name(__u32 fn);
 const char *remote_action_name(enum remote_action remote);
+/* libxdp's enum xdp_attach_mode, as the command line spells it. */
+const char *xdp_mode_name(int mode);
 const char *ip_proto_name(__u8 proto);
 
 #endif
