@@ -39,7 +39,8 @@ struct stats_ctx {
 	struct steer_instance in;
 	struct tracer tracer;
 	bool json;
-	__u32 interval, count;
+	__u32 interval;
+	__u32 count;			/* blocks to show; 0: until stopped */
 	struct stats_sample base, prev, cur;
 };
 
@@ -186,7 +187,7 @@ static void swap_samples(struct stats_sample *a, struct stats_sample *b)
 /* Sleeps to absolute deadlines so the blocks do not drift; a signal ends
  * the wait early and the loop.
  */
-static int run(struct stats_ctx *c, __u32 count)
+static int run(struct stats_ctx *c)
 {
 	struct timespec deadline, wall;
 	double dt;
@@ -199,7 +200,7 @@ static int run(struct stats_ctx *c, __u32 count)
 		return err;
 	sample_copy(&c->prev, &c->base, c->v.ncpus);
 	deadline = c->base.mono;
-	while (!stop && (!count || done < count)) {
+	while (!stop && (!c->count || done < c->count)) {
 		deadline.tv_sec += c->interval;
 		while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
 						&deadline, NULL) == EINTR)
@@ -302,7 +303,7 @@ int cmd_stats(int argc, char **argv)
 	err = open_all(&c);
 	if (!err) {
 		note_missing(&c);
-		err = run(&c, c.count);
+		err = run(&c);
 	}
 	close_all(&c);
 	return exit_code(err);
