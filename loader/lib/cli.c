@@ -15,7 +15,9 @@
 #define SHOWN_LEN 128
 #define LINE_WIDTH 80
 
-/* The built-in options every command takes. */
+/* The built-in options every command takes, each also as its first
+ * letter (-h, -v).
+ */
 static const struct cli_option common_options[] = {
 	{ .name = "help", .help = "show this help" },
 	{ .name = "verbose", .help = "show libbpf's and libxdp's messages" },
@@ -51,8 +53,8 @@ static void table_build(const struct cli_command *cmd, void *opts, struct option
 			t->n++;
 		}
 	i = t->n;
-	t->longopts[i++] = (struct option){ "help", no_argument, NULL, 'h' };
-	t->longopts[i++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+	for (o = common_options; o->name; o++)
+		t->longopts[i++] = (struct option){ o->name, no_argument, NULL, o->name[0] };
 	if (cmd->selector)
 		t->longopts[i++] = (struct option){ cmd->selector, no_argument, NULL, SELECTOR_ID };
 	t->longopts[i] = (struct option){};
@@ -227,14 +229,17 @@ static void print_one_form(const struct cli_command *cmd, FILE *f)
 {
 	const struct cli_group *g;
 	const struct cli_option *o;
+	char shorthand[8];
 
 	print_usage_line(cmd, f);
 	fprintf(f, "%s\n", cmd->about);
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++)
 			print_option(o, "", f);
-	print_option(&common_options[0], "-h, ", f);
-	print_option(&common_options[1], "-v, ", f);
+	for (o = common_options; o->name; o++) {
+		snprintf(shorthand, sizeof(shorthand), "-%c, ", o->name[0]);
+		print_option(o, shorthand, f);
+	}
 	if (cmd->details)
 		fprintf(f, "\n%s", cmd->details);
 }
