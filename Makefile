@@ -89,7 +89,7 @@ $(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c $(LIB_OBJS) | $(O
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-$(OUT)/selftests/tools/%: selftests/tools/%.c | $(OUT)/selftests/tools
+$(OUT)/selftests/tools/%: selftests/tools/%.c $(wildcard include/*.h) | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $< -o $@
 
