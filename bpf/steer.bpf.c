@@ -47,8 +47,16 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, struct cpusteer_config);
-	__uint(max_entries, 1);
+	__uint(max_entries, CPUSTEER_CONFIG_SLOTS);
 } config_map SEC(".maps");
+
+/* The config_map slot in force (cpusteer.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} config_slot SEC(".maps");
 
 /* Sized by size only, not by type: the loader lengthens the value by a
  * redirect slot per possible CPU.
@@ -91,6 +99,19 @@ struct {
 	__type(value, struct cpusteer_instance_state);
 	__uint(max_entries, 1);
 } instance_state SEC(".maps");
+
+/* The configuration in force: one slot, read through one index load, so
+ * every field a packet uses comes from the same `set`.
+ */
+static __always_inline const struct cpusteer_config *active_config(void)
+{
+	__u32 zero = 0, *slot;
+
+	slot = bpf_map_lookup_elem(&config_slot, &zero);
+	if (!slot)
+		return NULL;
+	return bpf_map_lookup_elem(&config_map, slot);
+}
 
 static __always_inline void
 record(const struct cpusteer_flow_key *key, __u32 hash, __u32 bucket,
@@ -181,14 +202,14 @@ int cpusteer_steer(struct xdp_md *ctx)
 	struct cpusteer_flow_key key = {}, hashed;
 	struct parse_notes notes = {};
 	struct cpusteer_counters *cnt;
-	struct cpusteer_config *cfg;
+	const struct cpusteer_config *cfg;
 	__u32 zero = 0, reason = 0, hash, bucket;
 	enum parse_status status;
 
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	cfg = bpf_map_lookup_elem(&config_map, &zero);
+	cfg = active_config();
 	if (!cnt || !cfg)
-		return XDP_PASS; /* cannot happen: both are arrays with entry 0 */
+		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
 	cnt->rx_packets++;
 
 	status = parse_packet(ctx, &key, &notes, &reason);
@@ -229,13 +250,13 @@ int cpusteer_notouch(struct xdp_md *ctx)
 {
 	struct cpusteer_flow_key key = {};
 	struct cpusteer_counters *cnt;
-	struct cpusteer_config *cfg;
+	const struct cpusteer_config *cfg;
 	__u32 zero = 0, bucket;
 
 	cnt = bpf_map_lookup_elem(&counters, &zero);
-	cfg = bpf_map_lookup_elem(&config_map, &zero);
+	cfg = active_config();
 	if (!cnt || !cfg)
-		return XDP_PASS; /* cannot happen: both are arrays with entry 0 */
+		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
 	cnt->rx_packets++;
 	if (!cfg->nbuckets)
 		return fail_with(cnt, &key, 0, 0, CPUSTEER_NON_IP_PASS,

@@ -47,9 +47,14 @@ enum cpusteer_hash_fn {
 	CPUSTEER_HASH_JHASH = 1,
 };
 
-/* Live configuration, one entry in the config map; `cpusteer set` rewrites
- * it whole.
+/* Live configuration. The config map holds two slots and the config_slot
+ * map the index of the one in force: `cpusteer set` fills the other slot,
+ * then flips the index, then waits until no program can still be reading
+ * the old slot. So a packet reads one whole configuration, never half of
+ * an old key and half of a new one.
  */
+#define CPUSTEER_CONFIG_SLOTS 2
+
 struct cpusteer_config {
 	__u64 key[2];		/* 128-bit hash key */
 	__u32 nbuckets;		/* used entries of the indirection table */
@@ -168,7 +173,7 @@ enum cpusteer_phase {
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 2
+#define CPUSTEER_STATE_VERSION 3
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -262,7 +262,8 @@ load_ok() {	# WHAT ARGS...
 		return 1
 	fi
 	[ -n "$(attached_id)" ] || t_fail "$w: load $* worked, but no program is attached"
-	t_eq "$w: pins after a load" 11 "$(pin_count)"
+	# Eight maps, three second stages and the steering program.
+	t_eq "$w: pins after a load" 12 "$(pin_count)"
 }
 
 # The clean unload after a fresh load: nothing of this run left.

@@ -11,11 +11,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <netinet/in.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
@@ -1498,6 +1500,134 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 	env_stop(&e);
 }
 
+/* ---- configuration changes ---- */
+
+/* The configuration that a key and a bucket count give, the rest default. */
+static int config_of(const char *key, const char *buckets, struct cpusteer_config *cfg)
+{
+	struct env tmp;
+	int err;
+
+	env_init(&tmp);
+	env_opt(&tmp, "key", key);
+	env_opt(&tmp, "buckets", buckets);
+	err = steer_opts_finish(&tmp.o);
+	*cfg = tmp.o.cfg;
+	return err;
+}
+
+struct config_flipper {
+	struct steer_instance *in;
+	const struct cpusteer_config *cfg;	/* two, written in turn */
+	int stop;
+	unsigned long flips;
+	int err;
+};
+
+/* Writes the two configurations in turn, as `cpusteer set` does, until
+ * told to stop.
+ */
+static void *flip_configs(void *arg)
+{
+	struct config_flipper *f = arg;
+
+	while (!__atomic_load_n(&f->stop, __ATOMIC_RELAXED) && !f->err) {
+		f->err = instance_write_config(f->in, &f->cfg[f->flips % 2]);
+		f->flips++;
+	}
+	return NULL;
+}
+
+struct placement {
+	__u32 hash, bucket;
+};
+
+static bool placed_as(const struct result *r, const struct placement *p)
+{
+	return !r->err && r->retval == XDP_REDIRECT && r->d.hash == p->hash &&
+	       r->d.bucket == p->bucket;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+#define FLOOD_SECONDS 1.5
+
+/* While the configuration changes under it, every packet must be decided
+ * by one whole configuration: a hash under one key put in a bucket of the
+ * other's bucket count (or a key half old, half new) is a torn read.
+ */
+static void config_change_never_tears_a_decision(void)
+{
+	struct cpusteer_config cfg[2];
+	struct config_flipper flipper = {};
+	struct placement alone[2];
+	unsigned long decisions = 0, seen[2] = {}, torn = 0;
+	struct env e;
+	struct pkt_spec s;
+	__u8 frame[FRAME_CAP];
+	struct result r;
+	struct timespec t0;
+	pthread_t writer;
+	size_t len;
+	int i;
+
+	env_init(&e);
+	ENV_START(&e);	/* 512 buckets: the table serves both configurations */
+	ASSERT_EQ(config_of(KEY_A, "64", &cfg[0]), 0, "configuration A");
+	ASSERT_EQ(config_of(KEY_B, "512", &cfg[1]), 0, "configuration B");
+	/* IPv6: its longer hash message keeps the key and the bucket count
+	 * further apart in time, where a torn read would show.
+	 */
+	pkt_spec_init(&s, 6, IPPROTO_UDP);
+	len = build(&s, frame);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(instance_write_config(&e.in, &cfg[i]), 0, "write a configuration");
+		r = run_frame(&e, frame, len);
+		expect_redirect(&r, "the frame under one configuration");
+		alone[i] = (struct placement){ r.d.hash, r.d.bucket };
+	}
+	ASSERT_NE(alone[0].hash, alone[1].hash, "the frame's hash under A and B");
+	ASSERT_NE(cpusteer_bucket(alone[0].hash, cfg[1].nbuckets), alone[0].bucket,
+		  "A's hash in B's buckets: a torn bucket would show");
+	ASSERT_NE(cpusteer_bucket(alone[1].hash, cfg[0].nbuckets), alone[1].bucket,
+		  "B's hash in A's buckets: a torn bucket would show");
+
+	flipper.in = &e.in;
+	flipper.cfg = cfg;
+	if (pthread_create(&writer, NULL, flip_configs, &flipper)) {
+		ASSERT_TRUE(false, "start the configuration writer");
+		env_stop(&e);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (seconds_since(&t0) < FLOOD_SECONDS) {
+		r = run_frame(&e, frame, len);
+		decisions++;
+		if (placed_as(&r, &alone[0]))
+			seen[0]++;
+		else if (placed_as(&r, &alone[1]))
+			seen[1]++;
+		else if (torn++ < 5)
+			printf("#   decision %lu: err %d, verdict %u, hash %#x, bucket %u\n",
+			       decisions, r.err, r.retval, r.d.hash, r.d.bucket);
+	}
+	__atomic_store_n(&flipper.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(writer, NULL);
+	printf("#   %lu configuration flips, %lu decisions: %lu under A, %lu under B, %lu torn\n",
+	       flipper.flips, decisions, seen[0], seen[1], torn);
+	ASSERT_EQ(flipper.err, 0, "write the configurations");
+	ASSERT_EQ(torn, 0, "decisions under neither configuration");
+	ASSERT_TRUE(flipper.flips >= 10, "configuration flips during the flood");
+	ASSERT_TRUE(seen[0] > 0 && seen[1] > 0, "decisions under each configuration");
+	env_stop(&e);
+}
+
 /* ---- the no-touch floor ---- */
 
 static void notouch_redirects_round_robin_over_buckets(void)
@@ -1579,6 +1709,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(counters_reconcile_with_frames_sent),
 	TU_TEST(bucket_without_cpumap_entry_passes_as_error),
 	TU_TEST(bucket_naming_unknown_cpu_passes_as_error),
+	TU_TEST(config_change_never_tears_a_decision),
 	TU_TEST(notouch_redirects_round_robin_over_buckets),
 };
 

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -16,6 +18,8 @@
 /* An array map lays its values out 8 bytes apart, whatever their size. */
 #define TABLE_STRIDE 8
 #define TABLE_BYTES ((size_t)CPUSTEER_MAX_BUCKETS * TABLE_STRIDE)
+/* Without membarrier: a program run takes microseconds; wait 20 ms. */
+#define PROGRAM_RUN_PAUSE_US 20000
 
 static __u32 *bucket_slot(const struct steer_instance *in, __u32 b)
 {
@@ -79,6 +83,7 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 		.cpu_map = bpf_map__fd(skel->maps.cpu_map),
 		.bucket_table = bpf_map__fd(skel->maps.bucket_table),
 		.config_map = bpf_map__fd(skel->maps.config_map),
+		.config_slot = bpf_map__fd(skel->maps.config_slot),
 		.counters = bpf_map__fd(skel->maps.counters),
 		.remote_counters = bpf_map__fd(skel->maps.remote_counters),
 		.remote_devmap = bpf_map__fd(skel->maps.remote_devmap),
@@ -271,14 +276,59 @@ static int update_zero(int fd, const void *value, const char *what)
 	return -errno;
 }
 
+/* The slot a packet reads (cpusteer.h). */
+static int active_slot(struct steer_instance *in, __u32 *slot)
+{
+	if (lookup_zero(in->maps.config_slot, slot))
+		return -errno;
+	*slot %= CPUSTEER_CONFIG_SLOTS;
+	return 0;
+}
+
+/* Returns once no program run that began before the call is still under
+ * way. XDP programs run inside an RCU read-side section, and a global
+ * membarrier is an RCU grace period. Kernels that refuse it (nohz_full)
+ * get a pause far longer than any program run.
+ */
+static void wait_for_running_programs(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)) {
+		log_debug("membarrier: %s; pausing instead", strerror(errno));
+		usleep(PROGRAM_RUN_PAUSE_US);
+	}
+}
+
+/* Fill the slot no packet reads, then point packets at it. Waiting for the
+ * runs that may still read the old slot makes it free for the next write:
+ * a packet sees one whole configuration, never two halves.
+ */
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
 {
-	return update_zero(in->maps.config_map, cfg, "the steering configuration");
+	__u32 slot, zero = 0;
+	int err = active_slot(in, &slot);
+
+	if (err) {
+		log_err("cannot read the configuration slot: %s", strerror(-err));
+		return err;
+	}
+	slot = (slot + 1) % CPUSTEER_CONFIG_SLOTS;
+	if (bpf_map_update_elem(in->maps.config_map, &slot, cfg, 0) ||
+	    bpf_map_update_elem(in->maps.config_slot, &zero, &slot, 0)) {
+		log_err("cannot write the steering configuration: %s", strerror(errno));
+		return -errno;
+	}
+	wait_for_running_programs();
+	return 0;
 }
 
 int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg)
 {
-	return lookup_zero(in->maps.config_map, cfg);
+	__u32 slot;
+	int err = active_slot(in, &slot);
+
+	if (err)
+		return err;
+	return bpf_map_lookup_elem(in->maps.config_map, &slot, cfg) ? -errno : 0;
 }
 
 void instance_read_table(const struct steer_instance *in, __u32 *table, __u32 nbuckets)

@@ -36,6 +36,7 @@ struct steer_maps {
 	int cpu_map;
 	int bucket_table;
 	int config_map;
+	int config_slot;
 	int counters;
 	int remote_counters;
 	int remote_devmap;

@@ -33,6 +33,7 @@ static const struct map_pin map_pins[] = {
 	{ "bucket_table", offsetof(struct steer_maps, bucket_table), BPF_MAP_TYPE_ARRAY, 4, 4 },
 	{ "config_map", offsetof(struct steer_maps, config_map), BPF_MAP_TYPE_ARRAY, 4,
 	  sizeof(struct cpusteer_config) },
+	{ "config_slot", offsetof(struct steer_maps, config_slot), BPF_MAP_TYPE_ARRAY, 4, 4 },
 	/* Its value size follows the possible CPUs, checked on its own. */
 	{ "counters", offsetof(struct steer_maps, counters), BPF_MAP_TYPE_PERCPU_ARRAY, 4, 0 },
 	{ "remote_counters", offsetof(struct steer_maps, remote_counters),
