@@ -11,10 +11,9 @@
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "cpusteer.h"
-
-#define FLOW_KEY_WORDS64 (sizeof(struct cpusteer_flow_key) / sizeof(__u64))
-#define FLOW_KEY_WORDS32 (sizeof(struct cpusteer_flow_key) / sizeof(__u32))
+#include "parse.h"
 
 static __always_inline __u64 rotl64(__u64 x, int bits)
 {
@@ -59,33 +58,43 @@ static __always_inline void sip_init(struct sip_state *s, const __u64 key[2])
 	s->v3 = key[1] ^ 0x7465646279746573ULL;
 }
 
-/* SipHash-1-3: one round per 8-byte word, three to finish. Messages here
- * are whole words, so the last block holds only the length byte. An IPv4
- * flow is packed into two words (addresses; ports, protocol, family)
- * rather than hashed as five mostly zero ones: three rounds fewer on the
- * most common packet. The family byte keeps the two layouts apart.
+
+/* The hash message of a flow is its wire bytes: source address,
+ * destination address, source port, destination port, protocol; 13 bytes
+ * for IPv4, 37 for IPv6, ports zero when there are none. The lengths keep
+ * the two families apart. README.md ("Flow hash specification") has the
+ * format with worked examples.
  */
-static __always_inline __u32 siphash13_flow(const struct cpusteer_flow_key *fk,
-					    const __u64 key[2])
+#define FLOW_MSG_LEN_IPV4 13
+#define FLOW_MSG_LEN_IPV6 37
+
+/* The message's last SipHash block: its last five bytes (ports, then
+ * protocol) and the message length in the top byte, as SipHash pads.
+ */
+static __always_inline __u64 flow_last_block(const struct flow *f)
 {
-	const __u64 *words = (const __u64 *)fk;
-	__u64 ports = (__u64)fk->sport | (__u64)fk->dport << 16 |
-		      (__u64)fk->proto << 32 | (__u64)fk->family << 40;
+	__u64 len = f->family == 6 ? FLOW_MSG_LEN_IPV6 : FLOW_MSG_LEN_IPV4;
+
+	return (__u64)f->ports | (__u64)f->proto << 32 | len << 56;
+}
+
+/* SipHash-1-3: one round per 8-byte block, three to finish; the 64-bit
+ * result is folded to 32 bits by XOR of its halves. The addresses are
+ * whole blocks in both families, so the message needs no padding work.
+ */
+static __always_inline __u32 siphash13_flow(const struct flow *f, const __u64 key[2])
+{
 	struct sip_state s;
 	__u64 out;
-	int i;
 
 	sip_init(&s, key);
-	if (fk->family == 4) {
-		sip_absorb(&s, (__u64)fk->saddr[0] | (__u64)fk->daddr[0] << 32);
-		sip_absorb(&s, ports);
-		sip_absorb(&s, 16ULL << 56);
-	} else {
-#pragma unroll
-		for (i = 0; i < FLOW_KEY_WORDS64; i++)
-			sip_absorb(&s, words[i]);
-		sip_absorb(&s, (__u64)sizeof(*fk) << 56);
+	sip_absorb(&s, f->addr[0]);
+	if (f->family == 6) {
+		sip_absorb(&s, f->addr[1]);
+		sip_absorb(&s, f->addr[2]);
+		sip_absorb(&s, f->addr[3]);
 	}
+	sip_absorb(&s, flow_last_block(f));
 	s.v2 ^= 0xff;
 	sip_round(&s);
 	sip_round(&s);
@@ -115,67 +124,80 @@ static __always_inline void jhash_final(__u32 *a, __u32 *b, __u32 *c)
 	*c ^= *b; *c -= rotl32(*b, 24);
 }
 
-/* lookup3's hashword over the ten 32-bit words of the key: three mixes of
- * three words each, then the tenth word and the final avalanche.
+/* lookup3's hashword over the message as little-endian 32-bit words, the
+ * last (the protocol) zero-padded: 4 words for IPv4, 10 for IPv6. The
+ * initval is the XOR of the key's four 32-bit words.
  */
-static __always_inline __u32 jhash_flow(const struct cpusteer_flow_key *fk,
-					const __u64 key[2])
+static __always_inline __u32 jhash_flow(const struct flow *f, const __u64 key[2])
 {
-	const __u32 *w = (const __u32 *)fk;
 	__u32 initval = (__u32)(key[0] ^ (key[0] >> 32) ^ key[1] ^ (key[1] >> 32));
+	__u32 words = f->family == 6 ? 10 : 4;
 	__u32 a, b, c;
-	int i;
 
-	a = b = c = 0xdeadbeef + (FLOW_KEY_WORDS32 << 2) + initval;
-#pragma unroll
-	for (i = 0; i + 3 < FLOW_KEY_WORDS32; i += 3) {
-		a += w[i];
-		b += w[i + 1];
-		c += w[i + 2];
+	a = b = c = 0xdeadbeef + (words << 2) + initval;
+	a += (__u32)f->addr[0];
+	b += (__u32)(f->addr[0] >> 32);
+	if (f->family == 6) {
+		c += (__u32)f->addr[1];
 		jhash_mix(&a, &b, &c);
+		a += (__u32)(f->addr[1] >> 32);
+		b += (__u32)f->addr[2];
+		c += (__u32)(f->addr[2] >> 32);
+		jhash_mix(&a, &b, &c);
+		a += (__u32)f->addr[3];
+		b += (__u32)(f->addr[3] >> 32);
 	}
-	a += w[FLOW_KEY_WORDS32 - 1];
+	c += f->ports;
+	jhash_mix(&a, &b, &c);
+	a += f->proto;
 	jhash_final(&a, &b, &c);
 	return c;
 }
 
-static __always_inline bool addr_greater(const __u32 *x, const __u32 *y)
-{
-	int i;
-
-#pragma unroll
-	for (i = 0; i < 4; i++) {
-		if (x[i] != y[i])
-			return bpf_ntohl(x[i]) > bpf_ntohl(y[i]);
-	}
-	return false;
-}
-
-/* Symmetric mode puts the lower (address, port) end first, so that both
- * directions of a connection produce the same key.
+/* Symmetric mode makes the lower end the source, so that both directions
+ * of a connection hash alike: addresses compare as big-endian numbers,
+ * then ports as numbers when the addresses are equal.
  */
-static __always_inline void flow_key_order_ends(struct cpusteer_flow_key *fk)
+static __always_inline void flow_order_ends(struct flow *f)
 {
-	__u32 tmp_addr[4];
-	__u16 tmp_port;
+	__u16 sport = bpf_ntohs((__u16)f->ports), dport = bpf_ntohs(f->ports >> 16);
+	bool swap;
 
-	if (addr_greater(fk->saddr, fk->daddr) ||
-	    (!addr_greater(fk->daddr, fk->saddr) && fk->sport > fk->dport)) {
-		__builtin_memcpy(tmp_addr, fk->saddr, sizeof(tmp_addr));
-		__builtin_memcpy(fk->saddr, fk->daddr, sizeof(tmp_addr));
-		__builtin_memcpy(fk->daddr, tmp_addr, sizeof(tmp_addr));
-		tmp_port = fk->sport;
-		fk->sport = fk->dport;
-		fk->dport = tmp_port;
+	if (f->family == 4) {
+		__u32 src = bpf_ntohl((__u32)f->addr[0]);
+		__u32 dst = bpf_ntohl((__u32)(f->addr[0] >> 32));
+
+		swap = src > dst || (src == dst && sport > dport);
+		if (swap)
+			f->addr[0] = f->addr[0] >> 32 | f->addr[0] << 32;
+	} else {
+		__u64 src_hi = bpf_be64_to_cpu(f->addr[0]), src_lo = bpf_be64_to_cpu(f->addr[1]);
+		__u64 dst_hi = bpf_be64_to_cpu(f->addr[2]), dst_lo = bpf_be64_to_cpu(f->addr[3]);
+		__u64 hi = f->addr[0], lo = f->addr[1];
+
+		swap = src_hi > dst_hi ||
+		       (src_hi == dst_hi && (src_lo > dst_lo || (src_lo == dst_lo && sport > dport)));
+		if (swap) {
+			f->addr[0] = f->addr[2];
+			f->addr[1] = f->addr[3];
+			f->addr[2] = hi;
+			f->addr[3] = lo;
+		}
 	}
+	if (swap)
+		f->ports = f->ports >> 16 | f->ports << 16;
 }
 
-static __always_inline __u32 flow_hash(const struct cpusteer_flow_key *fk,
-				       const struct cpusteer_config *cfg)
+/* The flow's hash under the configuration: `f` is a copy, so symmetric
+ * ordering leaves the caller's flow as parsed.
+ */
+static __always_inline __u32 flow_hash(struct flow f, const struct cpusteer_config *cfg)
 {
+	if (cfg->symmetric)
+		flow_order_ends(&f);
 	if (cfg->hash_fn == CPUSTEER_HASH_JHASH)
-		return jhash_flow(fk, cfg->key);
-	return siphash13_flow(fk, cfg->key);
+		return jhash_flow(&f, cfg->key);
+	return siphash13_flow(&f, cfg->key);
 }
 
 #endif /* CPUSTEER_HASH_H */

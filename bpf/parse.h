@@ -1,8 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One bounded parser from Ethernet to the L4 ports. It fills the flow key
- * with exactly the fields that may decide a CPU, and nothing that changes
- * within a flow (VLAN tags, IP options, TTL, TOS, IP ID, flow label, the
- * extension headers themselves).
+/* One bounded parser from Ethernet to the L4 ports. It yields exactly the
+ * fields that may decide a CPU, as they are on the wire, and nothing that
+ * changes within a flow (VLAN tags, IP options, TTL, TOS, IP ID, flow
+ * label, the extension headers themselves).
+ *
+ * It is the hot path, so it keeps the flow in registers: addresses are read
+ * as whole 64-bit words straight into the hash's message layout, ports as
+ * one 32-bit word, and nothing is zeroed or copied to a key in memory. The
+ * decision record's flow key is built from these only when classify asks.
+ *
+ * Lengths: a datagram ends where its IP header says (IPv4 Total Length,
+ * IPv6 Payload Length), not where the frame does, so Ethernet padding is
+ * never read as ports. A length field shorter than the IP header, or
+ * longer than the frame, makes the packet malformed (RFC 791, RFC 8200):
+ * it is passed, counted as bad_ip_length, for the stack to drop and count.
  */
 #ifndef CPUSTEER_PARSE_H
 #define CPUSTEER_PARSE_H
@@ -19,40 +30,95 @@
 #define ETH_P_8021AD 0x88A8
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1FFF
+#define IP6_MF 0x0001
+#define IP6_OFFSET 0xFFF8
 #define NEXTHDR_HOP 0
 #define NEXTHDR_ROUTING 43
 #define NEXTHDR_FRAGMENT 44
 #define NEXTHDR_DEST 60
+#define ETH_HDR_LEN 14
+#define VLAN_HDR_LEN 4
+#define IPV4_MIN_HDR_LEN 20
+#define IPV6_HDR_LEN 40
+#define IPV6_EXT_UNIT 8		/* extension headers come in 8-octet units */
+#define L4_PORTS_LEN 4
 
-/* The parser only reads the linear part of a frame: headers that are not
- * there are treated as truncated, which passes the packet on.
- */
-struct hdr_cursor {
-	void *pos;
-	void *end;
+/* Notes on a parsed flow, for the seen_* counters. */
+#define FLOW_VLAN	0x1
+#define FLOW_FRAGMENT	0x2
+#define FLOW_L3_ONLY	0x4
+
+/* A flow as the hash reads it (bpf/hash.h has the message format). */
+struct flow {
+	__u64 addr[4];	/* source then destination address, wire bytes read
+			 * as little-endian words: IPv4 fills addr[0] only */
+	__u32 ports;	/* source then destination port, wire bytes; 0 when
+			 * the protocol has none or the packet is a fragment */
+	__u8 proto;
+	__u8 family;	/* 4 or 6 */
+	__u8 notes;	/* FLOW_* */
 };
 
-static __always_inline void *cursor_take(struct hdr_cursor *cur, __u32 len)
-{
-	void *start = cur->pos;
-
-	if (start + len > cur->end)
-		return NULL;
-	cur->pos = start + len;
-	return start;
-}
-
 enum parse_status {
-	PARSE_FLOW,	/* key holds a flow: steer it */
-	PARSE_NON_IP,	/* not IP: the non-ip verdict applies */
+	PARSE_FLOW,	/* the flow is complete: steer it */
 	PARSE_FAILED,	/* *reason says why; pass the packet */
 };
 
-struct parse_notes {
-	bool vlan;
-	bool fragment;
-	bool l3_only;
+/* Unaligned word loads from the packet: the verifier allows them where
+ * the machine does, and one load beats four byte loads and shifts.
+ */
+static __always_inline __u64 load_u64(const void *p)
+{
+	return *(const __u64 *)p;
+}
+
+static __always_inline __u32 load_u32(const void *p)
+{
+	return *(const __u32 *)p;
+}
+
+/* The frame's bounds, read from the context once: clang may otherwise
+ * address later reads through a moved context pointer, which the
+ * verifier refuses.
+ */
+struct frame {
+	struct xdp_md *ctx;
+	void *data;
+	void *end;	/* of the linear part */
 };
+
+static __always_inline enum parse_status parse_fail(__u32 *reason, __u32 why)
+{
+	*reason = why;
+	return PARSE_FAILED;
+}
+
+/* A header that runs past the linear part of the frame is cut short in a
+ * single-buffer frame; in a multi-buffer frame (xdp.frags) it continues in
+ * a fragment that this parser does not read. Asking the frame's full
+ * length costs a helper call, so only failures ask.
+ */
+static __always_inline enum parse_status cut_short(const struct frame *fr, __u32 *reason,
+						   __u32 why)
+{
+	if (bpf_xdp_get_buff_len(fr->ctx) > (__u64)(fr->end - fr->data))
+		why = CPUSTEER_PASS_HEADERS_IN_FRAGS;
+	return parse_fail(reason, why);
+}
+
+/* Where the datagram that starts at `l3` and claims `len` bytes ends is
+ * checked against the frame: only a multi-buffer frame can hold more than
+ * its linear part.
+ */
+static __always_inline bool frame_holds(const struct frame *fr, void *l3, __u32 len)
+{
+	__u64 offset = l3 - fr->data;
+
+	if (l3 + len <= fr->end)
+		return true;
+	barrier_var(offset); /* keep pointer arithmetic off the helper's result */
+	return offset + len <= bpf_xdp_get_buff_len(fr->ctx);
+}
 
 static __always_inline bool proto_has_ports(__u8 proto)
 {
@@ -60,63 +126,59 @@ static __always_inline bool proto_has_ports(__u8 proto)
 	       proto == IPPROTO_SCTP;
 }
 
-/* TCP, UDP and SCTP all start with the two 16-bit ports. Other protocols
- * hash on addresses and protocol alone.
+/* TCP, UDP and SCTP all start with the two 16-bit ports; other protocols
+ * hash on addresses and protocol alone. `room` is what the datagram has
+ * left from `l4` on.
  */
 static __always_inline enum parse_status
-parse_ports(struct hdr_cursor *cur, struct cpusteer_flow_key *key,
-	    struct parse_notes *notes, __u32 *reason)
+parse_ports(const struct frame *fr, void *l4, __u32 room, struct flow *f, __u32 *reason)
 {
-	__be16 *ports;
-
-	if (!proto_has_ports(key->proto)) {
-		notes->l3_only = true;
+	if (!proto_has_ports(f->proto)) {
+		f->notes |= FLOW_L3_ONLY;
 		return PARSE_FLOW;
 	}
-	ports = cursor_take(cur, 2 * sizeof(__be16));
-	if (!ports) {
-		*reason = CPUSTEER_PASS_TRUNC_L4;
-		return PARSE_FAILED;
-	}
-	key->sport = bpf_ntohs(ports[0]);
-	key->dport = bpf_ntohs(ports[1]);
+	if (room < L4_PORTS_LEN)
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L4);
+	if (l4 + L4_PORTS_LEN > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L4);
+	f->ports = load_u32(l4);
 	return PARSE_FLOW;
 }
 
 static __always_inline enum parse_status
-parse_ipv4(struct hdr_cursor *cur, struct cpusteer_flow_key *key,
-	   struct parse_notes *notes, __u32 *reason)
+parse_ipv4(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
 {
-	struct iphdr *iph = cursor_take(cur, sizeof(*iph));
+	struct iphdr *iph = l3;
+	__u32 hdr_len, total;
 
-	if (!iph) {
-		*reason = CPUSTEER_PASS_TRUNC_L3;
-		return PARSE_FAILED;
-	}
-	if (iph->version != 4 || iph->ihl < 5) {
-		*reason = CPUSTEER_PASS_BAD_L3;
-		return PARSE_FAILED;
-	}
-	/* Re-take the header at its full IHL length: the 4-bit field keeps
-	 * the length provably bounded, where "ihl - 5" would not be.
+	__u8 version_ihl;
+
+	if (l3 + IPV4_MIN_HDR_LEN > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
+	/* One load for both nibbles: bitfield reads would load thrice. */
+	version_ihl = *(__u8 *)l3;
+	hdr_len = (version_ihl & 0x0f) * 4;
+	if ((version_ihl >> 4) != 4 || hdr_len < IPV4_MIN_HDR_LEN)
+		return parse_fail(reason, CPUSTEER_PASS_BAD_L3);
+	total = bpf_ntohs(iph->tot_len);
+	if (total < hdr_len || !frame_holds(fr, l3, total))
+		return parse_fail(reason, CPUSTEER_PASS_BAD_LENGTH);
+	/* Options lie inside Total Length, which the frame holds: only a
+	 * multi-buffer frame can still have them outside its linear part.
 	 */
-	cur->pos = iph;
-	if (!cursor_take(cur, iph->ihl * 4)) {
-		*reason = CPUSTEER_PASS_TRUNC_L3;
-		return PARSE_FAILED;
-	}
-	key->family = 4;
-	key->saddr[0] = iph->saddr;
-	key->daddr[0] = iph->daddr;
-	key->proto = iph->protocol;
+	if (l3 + hdr_len > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
+	f->family = 4;
+	f->addr[0] = load_u64(&iph->saddr);	/* saddr, daddr: adjacent */
+	f->proto = iph->protocol;
 	/* Only the first fragment carries ports: hash every fragment of a
 	 * datagram on addresses and protocol so they all meet on one CPU.
 	 */
 	if (iph->frag_off & bpf_htons(IP_MF | IP_OFFSET)) {
-		notes->fragment = true;
+		f->notes |= FLOW_FRAGMENT;
 		return PARSE_FLOW;
 	}
-	return parse_ports(cur, key, notes, reason);
+	return parse_ports(fr, l3 + hdr_len, total - hdr_len, f, reason);
 }
 
 static __always_inline bool ipv6_is_ext_header(__u8 nexthdr)
@@ -125,112 +187,136 @@ static __always_inline bool ipv6_is_ext_header(__u8 nexthdr)
 	       nexthdr == NEXTHDR_DEST || nexthdr == NEXTHDR_FRAGMENT;
 }
 
-static __always_inline enum parse_status
-parse_ipv6(struct hdr_cursor *cur, struct cpusteer_flow_key *key,
-	   struct parse_notes *notes, __u32 *reason)
+/* The IPv6 datagram's length after the fixed header. Payload Length 0
+ * with a hop-by-hop header is a jumbogram (RFC 2675), whose length is in
+ * an option: the frame's end is its end. Returns false when the frame is
+ * shorter than the length says.
+ */
+static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv6hdr *ip6h,
+					      __u32 *room)
 {
-	struct ipv6hdr *ip6h = cursor_take(cur, sizeof(*ip6h));
+	void *l3 = ip6h;
+	__u32 payload = bpf_ntohs(ip6h->payload_len);
+
+	if (!payload && ip6h->nexthdr == NEXTHDR_HOP) {
+		__u64 offset = l3 - fr->data;
+
+		barrier_var(offset); /* as in frame_holds() */
+		*room = bpf_xdp_get_buff_len(fr->ctx) - offset - IPV6_HDR_LEN;
+		return true;
+	}
+	*room = payload;
+	return frame_holds(fr, l3, IPV6_HDR_LEN + payload);
+}
+
+static __always_inline enum parse_status
+parse_ipv6(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
+{
+	struct ipv6hdr *ip6h = l3;
+	void *pos = l3 + IPV6_HDR_LEN;
+	__u32 room, len;
 	__u8 nexthdr;
 	int i;
 
-	if (!ip6h) {
-		*reason = CPUSTEER_PASS_TRUNC_L3;
-		return PARSE_FAILED;
-	}
-	if (ip6h->version != 6) {
-		*reason = CPUSTEER_PASS_BAD_L3;
-		return PARSE_FAILED;
-	}
-	key->family = 6;
-	__builtin_memcpy(key->saddr, &ip6h->saddr, sizeof(key->saddr));
-	__builtin_memcpy(key->daddr, &ip6h->daddr, sizeof(key->daddr));
+	if (pos > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
+	if (ip6h->version != 6)
+		return parse_fail(reason, CPUSTEER_PASS_BAD_L3);
+	if (!ipv6_payload_room(fr, ip6h, &room))
+		return parse_fail(reason, CPUSTEER_PASS_BAD_LENGTH);
+	f->family = 6;
+	f->addr[0] = load_u64(&ip6h->saddr);
+	f->addr[1] = load_u64((void *)&ip6h->saddr + 8);
+	f->addr[2] = load_u64(&ip6h->daddr);
+	f->addr[3] = load_u64((void *)&ip6h->daddr + 8);
 	nexthdr = ip6h->nexthdr;
 
 #pragma unroll
 	for (i = 0; i < CPUSTEER_MAX_EXT_HEADERS; i++) {
-		struct ipv6_opt_hdr *opt;
-		struct frag_hdr *frag;
+		__u8 *ext = pos;
 
 		if (!ipv6_is_ext_header(nexthdr))
 			break;
+		if (room < IPV6_EXT_UNIT)
+			return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
+		if (pos + IPV6_EXT_UNIT > fr->end)
+			return cut_short(fr, reason, CPUSTEER_PASS_EXT_HDRS);
 		if (nexthdr == NEXTHDR_FRAGMENT) {
-			frag = cursor_take(cur, sizeof(*frag));
-			if (!frag) {
-				*reason = CPUSTEER_PASS_EXT_HDRS;
-				return PARSE_FAILED;
-			}
-			/* Every fragment's header names the same first
-			 * header of the fragmentable part: hash on it, with
-			 * no ports, as for IPv4 fragments.
+			struct frag_hdr *frag = pos;
+
+			/* Every fragment names the same first header of
+			 * the fragmentable part: hash on it, with no ports,
+			 * as for IPv4. An atomic fragment (offset 0, no
+			 * more) is a whole datagram (RFC 6946): it keeps
+			 * its ports and its flow's CPU.
 			 */
-			notes->fragment = true;
-			key->proto = frag->nexthdr;
-			return PARSE_FLOW;
+			if (frag->frag_off & bpf_htons(IP6_MF | IP6_OFFSET)) {
+				f->proto = frag->nexthdr;
+				f->notes |= FLOW_FRAGMENT;
+				return PARSE_FLOW;
+			}
+			len = IPV6_EXT_UNIT;
+		} else {
+			/* Hop-by-hop, routing and destination options:
+			 * length in 8-octet units, not counting the first.
+			 */
+			len = (ext[1] + 1) * IPV6_EXT_UNIT;
+			if (room < len)
+				return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
+			if (pos + len > fr->end)
+				return cut_short(fr, reason, CPUSTEER_PASS_EXT_HDRS);
 		}
-		/* Hop-by-hop, routing and destination options share one
-		 * layout: length in 8-octet units, not counting the first.
-		 */
-		opt = cursor_take(cur, 8);
-		if (!opt || !cursor_take(cur, opt->hdrlen * 8)) {
-			*reason = CPUSTEER_PASS_EXT_HDRS;
-			return PARSE_FAILED;
-		}
-		nexthdr = opt->nexthdr;
+		nexthdr = ext[0];
+		pos += len;
+		room -= len;
 	}
-	if (ipv6_is_ext_header(nexthdr)) {
-		*reason = CPUSTEER_PASS_EXT_HDRS;
-		return PARSE_FAILED;
-	}
-	key->proto = nexthdr;
-	return parse_ports(cur, key, notes, reason);
+	if (ipv6_is_ext_header(nexthdr))
+		return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
+	f->proto = nexthdr;
+	return parse_ports(fr, pos, room, f, reason);
 }
 
-/* Up to two VLAN tags (802.1Q, or an 802.1AD outer tag with an 802.1Q
- * inner one) are skipped; the tags themselves never reach the key.
- */
-static __always_inline enum parse_status
-parse_packet(struct xdp_md *ctx, struct cpusteer_flow_key *key,
-	     struct parse_notes *notes, __u32 *reason)
+static __always_inline bool is_vlan_tpid(__be16 proto)
 {
-	struct hdr_cursor cur = {
-		.pos = (void *)(long)ctx->data,
-		.end = (void *)(long)ctx->data_end,
-	};
-	struct ethhdr *eth = cursor_take(&cur, sizeof(*eth));
+	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
+}
+
+/* Up to two VLAN tags (802.1Q or 802.1AD, in either position) are
+ * skipped; the tags themselves never reach the hash. Leaves *l3 at the
+ * network header and returns its EtherType, or 0 with *reason set.
+ */
+static __always_inline __be16 parse_ethernet(const struct frame *fr, struct flow *f, void **l3,
+					     __u32 *reason)
+{
+	void *pos = fr->data + ETH_HDR_LEN;
 	__be16 proto;
 	int i;
 
-	if (!eth) {
-		*reason = CPUSTEER_PASS_TRUNC_L2;
-		return PARSE_FAILED;
+	if (pos > fr->end) {
+		cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+		return 0;
 	}
-	proto = eth->h_proto;
+	proto = ((struct ethhdr *)fr->data)->h_proto;
+	*l3 = pos;
+	if (!is_vlan_tpid(proto))
+		return proto;	/* untagged: the common case, two compares */
 
 #pragma unroll
 	for (i = 0; i < 2; i++) {
-		struct vlan_hdr *vlan;
-
-		if (proto != bpf_htons(ETH_P_8021Q) &&
-		    proto != bpf_htons(ETH_P_8021AD))
-			break;
-		vlan = cursor_take(&cur, sizeof(*vlan));
-		if (!vlan) {
-			*reason = CPUSTEER_PASS_TRUNC_L2;
-			return PARSE_FAILED;
+		if (pos + VLAN_HDR_LEN > fr->end) {
+			cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+			return 0;
 		}
-		notes->vlan = true;
-		proto = vlan->h_vlan_encapsulated_proto;
+		f->notes |= FLOW_VLAN;	/* a tag seen whole, not one cut short */
+		proto = ((struct vlan_hdr *)pos)->h_vlan_encapsulated_proto;
+		pos += VLAN_HDR_LEN;
+		if (!is_vlan_tpid(proto)) {
+			*l3 = pos;
+			return proto;
+		}
 	}
-	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
-		*reason = CPUSTEER_PASS_VLAN_DEPTH;
-		return PARSE_FAILED;
-	}
-
-	if (proto == bpf_htons(ETH_P_IP))
-		return parse_ipv4(&cur, key, notes, reason);
-	if (proto == bpf_htons(ETH_P_IPV6))
-		return parse_ipv6(&cur, key, notes, reason);
-	return PARSE_NON_IP;
+	*reason = CPUSTEER_PASS_VLAN_DEPTH;
+	return 0;
 }
 
 #endif /* CPUSTEER_PARSE_H */

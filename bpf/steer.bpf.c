@@ -17,8 +17,6 @@
 #include "parse.h"
 #include "hash.h"
 
-/* Set by `cpusteer classify` only: record each decision for user space. */
-const volatile bool record_decisions = false;
 /* The machine's possible CPUs, set by the loader: the CPUs a redirect can
  * name, and the redirect slots after the counters (cpusteer.h).
  */
@@ -113,19 +111,50 @@ static __always_inline const struct cpusteer_config *active_config(void)
 	return bpf_map_lookup_elem(&config_map, slot);
 }
 
-static __always_inline void
-record(const struct cpusteer_flow_key *key, __u32 hash, __u32 bucket,
-       __u32 cpu, __u32 outcome, __u32 reason)
+/* The record's flow key, in host order for display, built from the wire
+ * words only when classify asks for a record.
+ */
+static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	if (!f)
+		return;
+	if (f->family == 6) {
+		__builtin_memcpy(k->saddr, &f->addr[0], sizeof(k->saddr));
+		__builtin_memcpy(k->daddr, &f->addr[2], sizeof(k->daddr));
+	} else {
+		k->saddr[0] = (__u32)f->addr[0];
+		k->daddr[0] = (__u32)(f->addr[0] >> 32);
+	}
+	k->sport = bpf_ntohs((__u16)f->ports);
+	k->dport = bpf_ntohs(f->ports >> 16);
+	k->proto = f->proto;
+	k->family = f->family;
+}
+
+/* What the verdict helpers below need to know about the packet at hand.
+ * `record` is a compile-time constant: cpusteer_classify records each
+ * decision for user space, cpusteer_steer is the same code without a
+ * single instruction of it.
+ */
+struct packet {
+	struct cpusteer_counters *cnt;
+	const struct flow *f;	/* NULL when the frame is not read */
+	bool record;
+};
+
+static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bucket,
+				   __u32 cpu, __u32 outcome, __u32 reason)
 {
 	__u32 zero = 0;
 	struct cpusteer_decision *d;
 
-	if (!record_decisions)
+	if (!pk->record)
 		return;
 	d = bpf_map_lookup_elem(&decision, &zero);
 	if (!d)
 		return;
-	d->key = *key;
+	flow_to_key(pk->f, &d->key);
 	d->hash = hash;
 	d->bucket = bucket;
 	d->cpu = cpu;
@@ -133,23 +162,19 @@ record(const struct cpusteer_flow_key *key, __u32 hash, __u32 bucket,
 	d->reason = reason;
 }
 
-static __always_inline int pass_for(struct cpusteer_counters *cnt,
-				    const struct cpusteer_flow_key *key,
-				    __u32 reason)
+static __always_inline int pass_for(const struct packet *pk, __u32 reason)
 {
 	if (reason < CPUSTEER_PASS_REASONS)
-		cnt->passed[reason]++;
-	record(key, 0, 0, CPUSTEER_NON_IP_PASS, CPUSTEER_OUT_PASS, reason);
+		pk->cnt->passed[reason]++;
+	record(pk, 0, 0, CPUSTEER_NON_IP_PASS, CPUSTEER_OUT_PASS, reason);
 	return XDP_PASS;
 }
 
-static __always_inline int fail_with(struct cpusteer_counters *cnt,
-				     const struct cpusteer_flow_key *key,
-				     __u32 hash, __u32 bucket, __u32 cpu,
-				     __u32 err)
+static __always_inline int fail_with(const struct packet *pk, __u32 hash, __u32 bucket,
+				     __u32 cpu, __u32 err)
 {
-	cnt->errors[err]++;
-	record(key, hash, bucket, cpu, CPUSTEER_OUT_ERROR, err);
+	pk->cnt->errors[err]++;
+	record(pk, hash, bucket, cpu, CPUSTEER_OUT_ERROR, err);
 	return XDP_PASS;
 }
 
@@ -158,111 +183,136 @@ static __always_inline int fail_with(struct cpusteer_counters *cnt,
  * the packet then goes to the local stack, counted as an error. A CPU
  * number beyond the machine's has no redirect slot and is a bad bucket.
  */
-static __always_inline int redirect_to(struct cpusteer_counters *cnt,
-				       const struct cpusteer_flow_key *key,
-				       __u32 hash, __u32 bucket, __u32 cpu)
+static __always_inline int redirect_to(const struct packet *pk, __u32 hash, __u32 bucket,
+				       __u32 cpu)
 {
-	__u64 *redirected = (__u64 *)(cnt + 1);
+	__u64 *redirected = (__u64 *)(pk->cnt + 1);
 
 	if (cpu >= nr_cpus)
-		return fail_with(cnt, key, hash, bucket, cpu,
-				 CPUSTEER_ERR_BAD_BUCKET);
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_BAD_BUCKET);
 	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
-		return fail_with(cnt, key, hash, bucket, cpu,
-				 CPUSTEER_ERR_NO_CPUMAP_ENTRY);
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_NO_CPUMAP_ENTRY);
 	/* The slot's address must be formed from the bounded `cpu`, after
 	 * the check: a compiler may not hoist it above this point.
 	 */
 	barrier_var(cpu);
 	redirected[cpu]++;
-	record(key, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
+	record(pk, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
 	return XDP_REDIRECT;
 }
 
-static __always_inline int redirect_via_bucket(struct cpusteer_counters *cnt,
+static __always_inline int redirect_via_bucket(const struct packet *pk,
 					       const struct cpusteer_config *cfg,
-					       const struct cpusteer_flow_key *key,
 					       __u32 hash, __u32 bucket)
 {
 	__u32 *cpu;
 
 	if (bucket >= cfg->nbuckets)
-		return fail_with(cnt, key, hash, bucket, CPUSTEER_NON_IP_PASS,
-				 CPUSTEER_ERR_BAD_BUCKET);
+		return fail_with(pk, hash, bucket, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
 	cpu = bpf_map_lookup_elem(&bucket_table, &bucket);
 	if (!cpu)
-		return fail_with(cnt, key, hash, bucket, CPUSTEER_NON_IP_PASS,
-				 CPUSTEER_ERR_BAD_BUCKET);
-	return redirect_to(cnt, key, hash, bucket, *cpu);
+		return fail_with(pk, hash, bucket, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
+	return redirect_to(pk, hash, bucket, *cpu);
+}
+
+/* The flow is complete: count what it was and send it to its bucket's
+ * CPU. Inlined once per address family, so that the hash is specialised
+ * to the family's message and the two paths share no merged state.
+ */
+static __always_inline int steer_flow(const struct packet *pk,
+				      const struct cpusteer_config *cfg)
+{
+	const struct flow *f = pk->f;
+	__u32 hash;
+
+	if (f->notes & FLOW_FRAGMENT)
+		pk->cnt->seen_fragments++;
+	else if (f->notes & FLOW_L3_ONLY)
+		pk->cnt->seen_l3_only++;
+	hash = flow_hash(*f, cfg);
+	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+}
+
+static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
+{
+	struct frame fr = {
+		.ctx = ctx,
+		.data = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	const struct cpusteer_config *cfg;
+	__u32 zero = 0, reason = 0;
+	struct flow f;
+	struct packet pk = { .f = &f, .record = record };
+	__be16 proto;
+	void *l3;
+
+	/* A record shows how far a passed frame was parsed, so it starts
+	 * from zero; steering reads no field before the parser writes it.
+	 */
+	if (record)
+		__builtin_memset(&f, 0, sizeof(f));
+	f.ports = 0;
+	f.notes = 0;
+
+	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
+	cfg = active_config();
+	if (!pk.cnt || !cfg)
+		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
+	pk.cnt->rx_packets++;
+
+	proto = parse_ethernet(&fr, &f, &l3, &reason);
+	if (f.notes & FLOW_VLAN)
+		pk.cnt->seen_vlan++;
+	if (proto == bpf_htons(ETH_P_IP)) {
+		if (parse_ipv4(&fr, l3, &f, &reason) == PARSE_FLOW)
+			return steer_flow(&pk, cfg);
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		if (parse_ipv6(&fr, l3, &f, &reason) == PARSE_FLOW)
+			return steer_flow(&pk, cfg);
+	} else if (proto) {
+		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
+			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
+		reason = CPUSTEER_PASS_NON_IP;
+	}
+	return pass_for(&pk, reason);
 }
 
 SEC("xdp.frags")
 int cpusteer_steer(struct xdp_md *ctx)
 {
-	struct cpusteer_flow_key key = {}, hashed;
-	struct parse_notes notes = {};
-	struct cpusteer_counters *cnt;
-	const struct cpusteer_config *cfg;
-	__u32 zero = 0, reason = 0, hash, bucket;
-	enum parse_status status;
-
-	cnt = bpf_map_lookup_elem(&counters, &zero);
-	cfg = active_config();
-	if (!cnt || !cfg)
-		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
-	cnt->rx_packets++;
-
-	status = parse_packet(ctx, &key, &notes, &reason);
-	if (notes.vlan)
-		cnt->seen_vlan++;
-	if (status == PARSE_FAILED)
-		return pass_for(cnt, &key, reason);
-	if (status == PARSE_NON_IP) {
-		if (cfg->non_ip_cpu == CPUSTEER_NON_IP_PASS)
-			return pass_for(cnt, &key, CPUSTEER_PASS_NON_IP);
-		return redirect_to(cnt, &key, 0, 0, cfg->non_ip_cpu);
-	}
-	if (notes.fragment)
-		cnt->seen_fragments++;
-	else if (notes.l3_only)
-		cnt->seen_l3_only++;
-
-	/* The record keeps the key as parsed; symmetric mode hashes an
-	 * ordered copy.
-	 */
-	if (cfg->symmetric) {
-		hashed = key;
-		flow_key_order_ends(&hashed);
-		hash = flow_hash(&hashed, cfg);
-	} else {
-		hash = flow_hash(&key, cfg);
-	}
-	bucket = cpusteer_bucket(hash, cfg->nbuckets);
-	return redirect_via_bucket(cnt, cfg, &key, hash, bucket);
+	return steer_frame(ctx, false);
 }
 
-/* The benchmark floor: the same counters, table lookup and redirect as
- * cpusteer_steer, but buckets are taken round-robin and the frame is never
- * read.
+/* cpusteer_steer that also records each decision, for `cpusteer classify`
+ * and the program tests: what it reports is what the kernel chose.
+ */
+SEC("xdp.frags")
+int cpusteer_classify(struct xdp_md *ctx)
+{
+	return steer_frame(ctx, true);
+}
+
+/* The benchmark floor: the same counters, configuration, table lookup and
+ * redirect as cpusteer_steer, but buckets are taken round-robin and the
+ * frame is never read.
  */
 SEC("xdp.frags")
 int cpusteer_notouch(struct xdp_md *ctx)
 {
-	struct cpusteer_flow_key key = {};
-	struct cpusteer_counters *cnt;
+	struct packet pk = { .f = NULL, .record = false };
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0, bucket;
 
-	cnt = bpf_map_lookup_elem(&counters, &zero);
+	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
 	cfg = active_config();
-	if (!cnt || !cfg)
+	if (!pk.cnt || !cfg)
 		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
-	cnt->rx_packets++;
+	pk.cnt->rx_packets++;
 	if (!cfg->nbuckets)
-		return fail_with(cnt, &key, 0, 0, CPUSTEER_NON_IP_PASS,
-				 CPUSTEER_ERR_BAD_BUCKET);
-	bucket = cnt->rx_packets % cfg->nbuckets;
-	return redirect_via_bucket(cnt, cfg, &key, 0, bucket);
+		return fail_with(&pk, 0, 0, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
+	bucket = pk.cnt->rx_packets % cfg->nbuckets;
+	return redirect_via_bucket(&pk, cfg, 0, bucket);
 }
 
 static __always_inline struct cpusteer_remote_counters *remote_counts(void)

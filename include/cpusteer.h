@@ -87,6 +87,8 @@ enum cpusteer_pass_reason {
 	CPUSTEER_PASS_TRUNC_L4,		/* TCP/UDP/SCTP ports cut short */
 	CPUSTEER_PASS_EXT_HDRS,		/* IPv6 extension chain too long or cut */
 	CPUSTEER_PASS_VLAN_DEPTH,	/* more than two VLAN tags */
+	CPUSTEER_PASS_BAD_LENGTH,	/* IP length field below the header or past the frame */
+	CPUSTEER_PASS_HEADERS_IN_FRAGS,	/* headers continue past the linear part */
 	CPUSTEER_PASS_REASONS
 };
 
@@ -173,7 +175,7 @@ enum cpusteer_phase {
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 3
+#define CPUSTEER_STATE_VERSION 4
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -9,27 +9,37 @@
 #include "options.h"
 
 /* The key is written as 32 hex digits, most significant first. */
+/* --key is the 16 key bytes in order, as SipHash's reference defines a
+ * key: k0 is bytes 0-7 and k1 bytes 8-15, each read little-endian. So any
+ * SipHash-1-3 implementation given the same 32 hex digits as a byte
+ * string computes the same flow hashes (README.md, "Flow hash
+ * specification").
+ */
 static int parse_key(const char *arg, __u64 key[2])
 {
-	char half[17];
+	char byte[3] = "";
 	int i;
 
 	if (strlen(arg) != 32 || strspn(arg, "0123456789abcdefABCDEF") != 32) {
 		log_err("bad key '%s': expected exactly 32 hex digits (128 bits)", arg);
 		return -EINVAL;
 	}
-	for (i = 0; i < 2; i++) {
-		memcpy(half, arg + 16 * i, 16);
-		half[16] = '\0';
-		key[i] = strtoull(half, NULL, 16);
+	key[0] = key[1] = 0;
+	for (i = 0; i < 16; i++) {
+		memcpy(byte, arg + 2 * i, 2);
+		key[i / 8] |= (__u64)strtoul(byte, NULL, 16) << (8 * (i % 8));
 	}
 	return 0;
 }
 
 void key_format(const __u64 key[2], char *buf, size_t len)
 {
-	snprintf(buf, len, "%016llx%016llx", (unsigned long long)key[0],
-		 (unsigned long long)key[1]);
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < 16 && used < len; i++)
+		used += snprintf(buf + used, len - used, "%02x",
+				 (unsigned)(key[i / 8] >> (8 * (i % 8))) & 0xff);
 }
 
 static int parse_non_ip(const char *arg, __u32 *cpu)

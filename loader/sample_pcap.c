@@ -79,8 +79,10 @@ static void write_special_cases(struct capture *w)
 	write_spec(w, &s);			/* ARP-typed, non-IP */
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
 	len = pkt_build(&s, frame, sizeof(frame));
-	capture_write(w, frame, 14 + 20 + 2);	/* cut inside the ports */
+	capture_write(w, frame, 14 + 20 + 2);	/* cut short of its Total Length */
 	capture_write(w, frame, len < 10 ? len : 10); /* shorter than Ethernet */
+	pkt_set_ip_length(&s, frame, 20 + 2);
+	capture_write(w, frame, len);		/* a datagram that ends in its ports */
 }
 
 static int opt_flows(void *opts, const char *arg)
@@ -99,8 +101,9 @@ const struct cli_command sample_pcap_command = {
 	.operands = "FILE.pcap",
 	.about = "Writes an Ethernet capture with N UDP/TCP flows over IPv4 and IPv6,\n"
 		 "then one frame of each special case: VLAN, QinQ, IPv4 options, IPv6\n"
-		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short and\n"
-		 "one too short to be Ethernet.\n",
+		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short of\n"
+		 "its IP length, one too short to be Ethernet, and a datagram that ends\n"
+		 "inside its ports.\n",
 	.groups = { { sample_pcap_options, 0 } },
 	.run = cmd_sample_pcap,
 };

@@ -346,7 +346,9 @@ static void test_options_land_in_their_struct(void)
 	ASSERT_EQ(lo.steer.cpus_given, 1, "--cpus reached the steering group");
 	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
 	ASSERT_EQ(lo.steer.key_given, 1, "--key reached the steering group");
-	ASSERT_EQ(lo.steer.cfg.key[0], 0x0001020304050607ULL, "key, first half");
+	/* SipHash's key layout: k0 is bytes 0-7, read little-endian. */
+	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
+	ASSERT_EQ(lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, "key, k1");
 	ASSERT_EQ(lo.cm.qsize, 64, "--qsize");
 	ASSERT_EQ(lo.qsize_given, 1, "--qsize given");
 	ASSERT_EQ(lo.notouch, 1, "--no-touch, a declared flag");

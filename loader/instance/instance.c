@@ -67,7 +67,6 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 		return -errno;
 	}
 	in->skel = skel;
-	skel->rodata->record_decisions = record_decisions;
 	skel->rodata->nr_cpus = in->ncpus;
 	/* Indexed by CPU number: one slot per possible CPU. */
 	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
@@ -92,8 +91,9 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
 	in->remote_prog[REMOTE_REDIRECT] = bpf_program__fd(skel->progs.cpusteer_remote_redirect);
-	in->steer_prog = bpf_program__fd(notouch ? skel->progs.cpusteer_notouch
-						 : skel->progs.cpusteer_steer);
+	in->steer_prog = bpf_program__fd(record_decisions ? skel->progs.cpusteer_classify
+					 : notouch ? skel->progs.cpusteer_notouch
+					 : skel->progs.cpusteer_steer);
 	err = instance_map_table(in);
 	if (err)
 		instance_close(in);
@@ -427,8 +427,7 @@ int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *
 
 int instance_prog_fd(struct steer_instance *in, bool notouch)
 {
-	return bpf_program__fd(notouch ? in->skel->progs.cpusteer_notouch
-				       : in->skel->progs.cpusteer_steer);
+	return notouch ? bpf_program__fd(in->skel->progs.cpusteer_notouch) : in->steer_prog;
 }
 
 int instance_read_state(struct steer_instance *in, struct cpusteer_instance_state *st)

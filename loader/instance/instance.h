@@ -67,8 +67,8 @@ struct instance_target {
 void instance_init(struct steer_instance *in);
 
 /* Opens and loads the programs, unattached, with every map empty.
- * `record_decisions` makes the steering program log each decision for
- * classify; `notouch` picks the no-touch floor as the program to attach.
+ * `record_decisions` picks cpusteer_classify, the steering program that
+ * logs each decision for classify; `notouch` picks the no-touch floor.
  */
 int instance_open(struct steer_instance *in, bool record_decisions, bool notouch);
 /* Closes this process's handles only: an attached program stays attached

@@ -13,6 +13,8 @@ static const char *const pass_reasons[CPUSTEER_PASS_REASONS] = {
 	[CPUSTEER_PASS_TRUNC_L4] = "truncated_l4",
 	[CPUSTEER_PASS_EXT_HDRS] = "ipv6_ext_headers",
 	[CPUSTEER_PASS_VLAN_DEPTH] = "vlan_depth",
+	[CPUSTEER_PASS_BAD_LENGTH] = "bad_ip_length",
+	[CPUSTEER_PASS_HEADERS_IN_FRAGS] = "headers_in_frags",
 };
 
 static const char *const errors[CPUSTEER_ERRORS] = {

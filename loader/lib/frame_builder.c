@@ -224,3 +224,23 @@ size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 	memset(buf + off, 0, 46);
 	return off + 46;
 }
+
+size_t pkt_l3_offset(const struct pkt_spec *s)
+{
+	return ETH_HLEN + 4 * s->nvlan;
+}
+
+void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len)
+{
+	__u8 *ip = frame + pkt_l3_offset(s);
+	__u16 c;
+
+	if (s->family == 6) {
+		put16(ip + 4, dgram_len - 40);
+		return;
+	}
+	put16(ip + 2, dgram_len);
+	memset(ip + 10, 0, 2);
+	c = csum_fold(csum_add(0, ip, (ip[0] & 0xf) * 4));
+	memcpy(ip + 10, &c, 2);
+}

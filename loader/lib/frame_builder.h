@@ -44,4 +44,13 @@ void pkt_set_addr4(__u8 *addr, __u32 host_order);
 /* Writes the frame into buf; returns its length, or 0 if cap is too small. */
 size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap);
 
+/* Where the frame built from `s` has its IP header. */
+size_t pkt_l3_offset(const struct pkt_spec *s);
+/* Rewrites the IP length field of a frame built from `s` to say the
+ * datagram (IP header included) is `dgram_len` bytes, whatever the frame
+ * holds: IPv4 Total Length with its header checksum, or IPv6 Payload
+ * Length.
+ */
+void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len);
+
 #endif

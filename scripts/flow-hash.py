@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Recomputes cpusteer's CPU choice for one flow, outside the kernel.
+
+docs/flow-hash.md specifies the format; this is that text as code, written
+from the specification rather than from the BPF source, so that a
+selftest can hold the two against each other (selftests/test_flow_hash.sh).
+
+    scripts/flow-hash.py --key HEX [--hash siphash13|jhash] [--symmetric]
+                         [--buckets N] SRC DST PROTO [SPORT DPORT]
+
+SRC and DST are IPv4 or IPv6 addresses, PROTO a protocol number; give
+ports only for TCP (6), UDP (17) and SCTP (132) when the packet carries
+them (not for a non-first fragment). Prints the message in hex, the 32-bit
+hash and the bucket.
+"""
+import argparse
+import ipaddress
+import struct
+import sys
+
+MASK64 = (1 << 64) - 1
+MASK32 = (1 << 32) - 1
+
+
+def rotl64(x, bits):
+    return ((x << bits) | (x >> (64 - bits))) & MASK64
+
+
+def rotl32(x, bits):
+    return ((x << bits) | (x >> (32 - bits))) & MASK32
+
+
+def sip_round(v):
+    v0, v1, v2, v3 = v
+    v0 = (v0 + v1) & MASK64
+    v1 = rotl64(v1, 13) ^ v0
+    v0 = rotl64(v0, 32)
+    v2 = (v2 + v3) & MASK64
+    v3 = rotl64(v3, 16) ^ v2
+    v0 = (v0 + v3) & MASK64
+    v3 = rotl64(v3, 21) ^ v0
+    v2 = (v2 + v1) & MASK64
+    v1 = rotl64(v1, 17) ^ v2
+    v2 = rotl64(v2, 32)
+    return [v0, v1, v2, v3]
+
+
+def siphash13(key, message):
+    """SipHash-1-3 of a byte string under a 16-byte key, as a 64-bit int."""
+    k0, k1 = struct.unpack("<QQ", key)
+    v = [k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D,
+         k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573]
+    whole = len(message) // 8 * 8
+    tail = message[whole:] + bytes(7 - len(message) % 8) + bytes([len(message) & 0xFF])
+    for block in [message[i:i + 8] for i in range(0, whole, 8)] + [tail]:
+        m = struct.unpack("<Q", block)[0]
+        v[3] ^= m
+        v = sip_round(v)
+        v[0] ^= m
+    v[2] ^= 0xFF
+    for _ in range(3):
+        v = sip_round(v)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
+
+
+def jhash_mix(a, b, c):
+    a = (a - c) & MASK32; a ^= rotl32(c, 4); c = (c + b) & MASK32
+    b = (b - a) & MASK32; b ^= rotl32(a, 6); a = (a + c) & MASK32
+    c = (c - b) & MASK32; c ^= rotl32(b, 8); b = (b + a) & MASK32
+    a = (a - c) & MASK32; a ^= rotl32(c, 16); c = (c + b) & MASK32
+    b = (b - a) & MASK32; b ^= rotl32(a, 19); a = (a + c) & MASK32
+    c = (c - b) & MASK32; c ^= rotl32(b, 4); b = (b + a) & MASK32
+    return a, b, c
+
+
+def jhash_final(a, b, c):
+    c ^= b; c = (c - rotl32(b, 14)) & MASK32
+    a ^= c; a = (a - rotl32(c, 11)) & MASK32
+    b ^= a; b = (b - rotl32(a, 25)) & MASK32
+    c ^= b; c = (c - rotl32(b, 16)) & MASK32
+    a ^= c; a = (a - rotl32(c, 4)) & MASK32
+    b ^= a; b = (b - rotl32(a, 14)) & MASK32
+    c ^= b; c = (c - rotl32(b, 24)) & MASK32
+    return c
+
+
+def jhash_words(words, initval):
+    """lookup3's hashword over a list of 32-bit words."""
+    a = b = c = (0xDEADBEEF + (len(words) << 2) + initval) & MASK32
+    while len(words) > 3:
+        a = (a + words[0]) & MASK32
+        b = (b + words[1]) & MASK32
+        c = (c + words[2]) & MASK32
+        a, b, c = jhash_mix(a, b, c)
+        words = words[3:]
+    for slot, word in enumerate(words):
+        if slot == 0:
+            a = (a + word) & MASK32
+        elif slot == 1:
+            b = (b + word) & MASK32
+        else:
+            c = (c + word) & MASK32
+    return jhash_final(a, b, c)
+
+
+def flow_message(src, dst, proto, sport, dport, symmetric):
+    """The hashed bytes: addresses, ports, protocol, as on the wire."""
+    if symmetric and (int(src), sport) > (int(dst), dport):
+        src, dst, sport, dport = dst, src, dport, sport
+    return src.packed + dst.packed + struct.pack(">HHB", sport, dport, proto)
+
+
+def flow_hash(key, message, hash_fn):
+    if hash_fn == "jhash":
+        padded = message + bytes(-len(message) % 4)
+        words = list(struct.unpack("<%dI" % (len(padded) // 4), padded))
+        k = struct.unpack("<IIII", key)
+        return jhash_words(words, k[0] ^ k[1] ^ k[2] ^ k[3])
+    h = siphash13(key, message)
+    return (h ^ (h >> 32)) & MASK32
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--key", required=True, help="32 hex digits, as --key")
+    p.add_argument("--hash", default="siphash13", choices=["siphash13", "jhash"])
+    p.add_argument("--symmetric", action="store_true")
+    p.add_argument("--buckets", type=int, default=512)
+    p.add_argument("src", type=ipaddress.ip_address)
+    p.add_argument("dst", type=ipaddress.ip_address)
+    p.add_argument("proto", type=int)
+    p.add_argument("ports", type=int, nargs="*", metavar="PORT")
+    a = p.parse_args()
+    if len(a.ports) not in (0, 2) or a.src.version != a.dst.version:
+        p.error("give both ports or none, and two addresses of one family")
+    key = bytes.fromhex(a.key)
+    if len(key) != 16:
+        p.error("the key is 32 hex digits")
+    sport, dport = a.ports or (0, 0)
+    message = flow_message(a.src, a.dst, a.proto, sport, dport, a.symmetric)
+    h = flow_hash(key, message, a.hash)
+    print("message %s\nhash %u\nbucket %u" % (message.hex(), h, h * a.buckets >> 32))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
