@@ -3,7 +3,9 @@
 # packages already present are left alone, and apt is not touched at all
 # when nothing is missing.
 set -eu
-packages="clang llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
+# clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
+# builds and loads the BPF objects with each.
+packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
 libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps
 jq python3 util-linux"
 missing=""

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The BPF objects built by every clang Debian ships, loaded and tested.
+#
+# A program that one compiler makes acceptable to the verifier can be
+# refused when another compiler builds the same source (a packet pointer
+# spilled and reloaded as a scalar, say): only loading tells. The main
+# run tests what `make` built with the default clang; this file builds the
+# tree again with each other compiler, into build/<compiler>, and runs the
+# tests that load and drive the steering object there: the program tests
+# (every program of the object is verified when it loads) and classify.
+#
+#   CPUSTEER_COMPILERS   the compilers to try (default: clang-16 clang-19)
+set -u
+# shellcheck disable=SC2317 # the test functions run through t_run
+. "$(dirname "$0")/lib.sh"
+
+t_tmpdir
+compilers=${CPUSTEER_COMPILERS:-clang-16 clang-19}
+
+# Builds the loader and the program tests with COMPILER's BPF objects.
+build_with() {	# COMPILER
+	local out=build/$1 log=$T_TMP/$1.build
+
+	command -v "$1" >/dev/null || { t_skip "$1 is not installed (make setup installs it)"; return; }
+	if ! make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
+		"$out/cpusteer" "$out/selftests/test_steer_prog" >"$log" 2>&1; then
+		t_fail "make CLANG=$1 failed"
+		t_note_file "$log" make
+	fi
+}
+
+# The output of a TAP test file judged as run.sh judges it: exit status 0
+# and not one "not ok".
+expect_tap_passes() {	# LOG STATUS WHAT
+	local failed
+
+	failed=$(grep -c '^not ok' "$1")
+	t_eq "$3: exit status" 0 "$2"
+	t_eq "$3: tests not ok" 0 "$failed"
+	[ "$failed" = 0 ] || grep -A3 '^not ok' "$1" | head -n 12 | while IFS= read -r line; do
+		t_fail "  $line"
+	done
+}
+
+program_tests_pass_with() {	# COMPILER
+	local bin=$TU_TOP/build/$1/selftests/test_steer_prog log=$T_TMP/$1.prog rc
+
+	[ -x "$bin" ] || { t_skip "no $1 build"; return; }
+	"$bin" >"$log" 2>&1
+	rc=$?
+	expect_tap_passes "$log" "$rc" "test_steer_prog built with $1"
+}
+
+classify_passes_with() {	# COMPILER
+	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.classify rc
+
+	[ -x "$cs" ] || { t_skip "no $1 build"; return; }
+	CPUSTEER=$cs bash "$TU_TOP/selftests/test_classify_cli.sh" >"$log" 2>&1
+	rc=$?
+	expect_tap_passes "$log" "$rc" "test_classify_cli.sh with $1's cpusteer"
+}
+
+all_tests() {
+	local c
+
+	for c in $compilers; do
+		t_run "${c}_builds" build_with "$c"
+		t_run "${c}_program_tests_pass" program_tests_pass_with "$c"
+		t_run "${c}_classify_passes" classify_passes_with "$c"
+	done
+}
+
+t_plan_of all_tests
+[ "$(id -u)" = 0 ] || t_skip_all "needs root"
+all_tests
+t_exit
