@@ -62,8 +62,8 @@ static __always_inline void sip_init(struct sip_state *s, const __u64 key[2])
 /* The hash message of a flow is its wire bytes: source address,
  * destination address, source port, destination port, protocol; 13 bytes
  * for IPv4, 37 for IPv6, ports zero when there are none. The lengths keep
- * the two families apart. README.md ("Flow hash specification") has the
- * format with worked examples.
+ * the two families apart. docs/flow-hash.md has the format with worked
+ * examples.
  */
 #define FLOW_MSG_LEN_IPV4 13
 #define FLOW_MSG_LEN_IPV6 37

@@ -150,7 +150,6 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
 {
 	struct iphdr *iph = l3;
 	__u32 hdr_len, total;
-
 	__u8 version_ihl;
 
 	if (l3 + IPV4_MIN_HDR_LEN > fr->end)

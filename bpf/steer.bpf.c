@@ -3,8 +3,9 @@
  *
  * cpusteer_steer parses each frame, hashes its flow with the per-load key,
  * and redirects it through the cpumap to the CPU that owns the flow's
- * bucket. cpusteer_notouch redirects without reading the frame: it is the
- * floor that benchmarks compare steering against. The cpusteer_remote_*
+ * bucket; cpusteer_classify is the same program recording each decision.
+ * cpusteer_notouch redirects without reading the frame: it is the floor
+ * that benchmarks compare steering against. The cpusteer_remote_*
  * programs run on the target CPU, in the cpumap kthread.
  *
  * Every program here that touches the cpumap is built frags-aware: the
@@ -117,8 +118,6 @@ static __always_inline const struct cpusteer_config *active_config(void)
 static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_flow_key *k)
 {
 	__builtin_memset(k, 0, sizeof(*k));
-	if (!f)
-		return;
 	if (f->family == 6) {
 		__builtin_memcpy(k->saddr, &f->addr[0], sizeof(k->saddr));
 		__builtin_memcpy(k->daddr, &f->addr[2], sizeof(k->daddr));
@@ -139,7 +138,7 @@ static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_fl
  */
 struct packet {
 	struct cpusteer_counters *cnt;
-	const struct flow *f;	/* NULL when the frame is not read */
+	const struct flow *f;	/* NULL when the frame is not read (no record) */
 	bool record;
 };
 

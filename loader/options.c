@@ -8,12 +8,10 @@
 #include "names.h"
 #include "options.h"
 
-/* The key is written as 32 hex digits, most significant first. */
 /* --key is the 16 key bytes in order, as SipHash's reference defines a
  * key: k0 is bytes 0-7 and k1 bytes 8-15, each read little-endian. So any
  * SipHash-1-3 implementation given the same 32 hex digits as a byte
- * string computes the same flow hashes (README.md, "Flow hash
- * specification").
+ * string computes the same flow hashes (docs/flow-hash.md).
  */
 static int parse_key(const char *arg, __u64 key[2])
 {
