@@ -78,7 +78,21 @@ $(OUT)/cpusteer: $(LOADER_OBJS)
 
 $(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $(OUT)/selftests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The program tests of the steering object, test_steer_*, share a fixture
+# (an instance configured as the commands configure one, frames run
+# through it): compiled once, linked into each of them as TEST_OBJS.
+STEER_FIXTURE := $(OUT)/selftests/steer_fixture.o
+STEER_TESTS   := $(filter $(OUT)/selftests/test_steer_%,$(TEST_PROGS))
+
+$(STEER_FIXTURE): selftests/steer_fixture.c selftests/steer_fixture.h selftests/test_util.h \
+		  $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS) | $(OUT)/selftests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iselftests -c $< -o $@
+
+$(STEER_TESTS): $(STEER_FIXTURE) selftests/steer_fixture.h
+$(STEER_TESTS): private TEST_OBJS := $(STEER_FIXTURE)
 
 # Small programs the network tests drive (senders, receivers). Those
 # that do what the loader already does link its objects, like the C

@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Program-level tests of the steering programs: crafted frames go through
- * the real cpusteer_classify with BPF_PROG_TEST_RUN, so every check reads
- * what the kernel program itself chose from its decision record: verdict,
- * CPU, bucket, hash and flow key. cpusteer_classify is cpusteer_steer
- * compiled with the record on; the fast cpusteer_steer and the no-touch
- * floor record nothing, so they are checked through their counters.
- *
- * Each instance is configured the way the commands do it: steer_opts from
- * option strings, steer_opts_finish, then instance_converge on a fresh table.
- * The machine has CPUs 0 and 1; every instance steers over "0-1" with a
- * fixed key, so results are reproducible from run to run.
+/* Program-level tests of the steering programs, on the fixture of
+ * steer_fixture.h: crafted frames through cpusteer_classify with
+ * BPF_PROG_TEST_RUN, each instance configured as the commands configure
+ * one.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -26,183 +18,13 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "cpuset.h"
 #include "indirection.h"
-#include "instance.h"
-#include "log.h"
-#include "options.h"
-#include "frame_builder.h"
 #include "steer.skel.h"
-#include "test_util.h"
-
-#define KEY_A "0123456789abcdef0fedcba987654321"
-#define KEY_B "a5a5a5a55a5a5a5a3c3c3c3cc3c3c3c3"
-
-#define ETH_HLEN 14
-#define FRAME_CAP 512
-
-/* ---- a steering instance configured as the commands configure one ---- */
-
-struct env {
-	struct steer_instance in;
-	struct steer_opts o;
-	__u32 *table;
-	bool loaded;
-};
-
-/* Only options the tests get right; a failure here is a broken test. */
-static void env_opt(struct env *e, const char *name, const char *arg)
-{
-	if (cli_set_option(steer_options, &e->o, name, arg)) {
-		printf("#   --%s '%s' was refused, though valid\n", name, arg ? arg : "");
-		tu_failures++;
-	}
-}
-
-/* CPUs 0-1 and KEY_A; callers add or override options before env_start. */
-static void env_init(struct env *e)
-{
-	memset(e, 0, sizeof(*e));
-	env_opt(e, "cpus", "0-1");
-	env_opt(e, "key", KEY_A);
-}
-
-static int env_start(struct env *e)
-{
-	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
-	struct instance_target t = { .cpus = &e->o.cpus, .cfg = &e->o.cfg, .cm = &cm };
-	__u32 i;
-	int err;
-
-	err = steer_opts_finish(&e->o);
-	if (err)
-		return err;
-	e->table = malloc(e->o.cfg.nbuckets * sizeof(*e->table));
-	if (!e->table)
-		return -ENOMEM;
-	for (i = 0; i < e->o.cfg.nbuckets; i++)
-		e->table[i] = BUCKET_UNOWNED;
-	indirection_rebalance(e->table, e->o.cfg.nbuckets, &e->o.cpus);
-	err = instance_open(&e->in, true, false);
-	if (err)
-		return err;
-	e->loaded = true;
-	t.table = e->table;
-	return instance_converge(&e->in, &t);
-}
-
-static void env_stop(struct env *e)
-{
-	if (e->loaded)
-		instance_close(&e->in);
-	e->loaded = false;
-	free(e->table);
-	e->table = NULL;
-}
-
-/* The steering counters summed over CPUs, and the redirects per target
- * CPU (the tests use CPUs 0 and 1) and in all.
- */
-struct counts {
-	struct cpusteer_counters c;
-	__u64 to[2];
-	__u64 redirected;
-};
-
-static int read_counts(struct env *e, struct counts *n)
-{
-	__u64 *per = calloc(e->in.ncpus, sizeof(*per));
-	int err = per ? instance_read_counters(&e->in, &n->c, per) : -ENOMEM, cpu;
-
-	memset(n->to, 0, sizeof(n->to));
-	n->redirected = 0;
-	for (cpu = 0; !err && cpu < e->in.ncpus; cpu++) {
-		if (cpu < 2)
-			n->to[cpu] = per[cpu];
-		n->redirected += per[cpu];
-	}
-	free(per);
-	return err;
-}
-
-#define ENV_START(e)                                                               \
-	do {                                                                       \
-		int _err = env_start(e);                                           \
-		if (_err) {                                                        \
-			printf("#   cannot set up the steering instance: %s\n",     \
-			       strerror(-_err));                                   \
-			tu_failures++;                                             \
-			env_stop(e);                                               \
-			return;                                                    \
-		}                                                                  \
-	} while (0)
-
-/* What happened between two readings. Every field of struct counts is a
- * __u64 count, so the difference is taken word by word.
- */
-static struct counts counts_since(const struct counts *before, const struct counts *after)
-{
-	const __u64 *b = (const __u64 *)before, *a = (const __u64 *)after;
-	struct counts d;
-	__u64 *out = (__u64 *)&d;
-	size_t i;
-
-	_Static_assert(sizeof(d) % sizeof(__u64) == 0, "struct counts is all __u64");
-	for (i = 0; i < sizeof(d) / sizeof(__u64); i++)
-		out[i] = a[i] - b[i];
-	return d;
-}
-
-static bool same_counts(const struct counts *a, const struct counts *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
-
-/* The counters that moved, for a failure message: "rx 1, passed[7] 1". */
-static const char *format_counts(const struct counts *d, char *buf, size_t len)
-{
-	size_t used = 0;
-	int i;
-
-#define PUT(fmt, ...)                                                              \
-	do {                                                                       \
-		if (used < len)                                                    \
-			used += snprintf(buf + used, len - used, "%s" fmt,         \
-					 used ? ", " : "", __VA_ARGS__);           \
-	} while (0)
-	buf[0] = '\0';
-	if (d->c.rx_packets)
-		PUT("rx %llu", (unsigned long long)d->c.rx_packets);
-	for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
-		if (d->c.passed[i])
-			PUT("passed[%d] %llu", i, (unsigned long long)d->c.passed[i]);
-	for (i = 0; i < CPUSTEER_ERRORS; i++)
-		if (d->c.errors[i])
-			PUT("errors[%d] %llu", i, (unsigned long long)d->c.errors[i]);
-	if (d->c.seen_fragments)
-		PUT("fragments %llu", (unsigned long long)d->c.seen_fragments);
-	if (d->c.seen_vlan)
-		PUT("vlan %llu", (unsigned long long)d->c.seen_vlan);
-	if (d->c.seen_l3_only)
-		PUT("l3_only %llu", (unsigned long long)d->c.seen_l3_only);
-	for (i = 0; i < 2; i++)
-		if (d->to[i])
-			PUT("to[%d] %llu", i, (unsigned long long)d->to[i]);
-	if (d->redirected != d->to[0] + d->to[1])
-		PUT("redirected %llu", (unsigned long long)d->redirected);
-#undef PUT
-	return used ? buf : "nothing";
-}
+#include "steer_fixture.h"
 
 /* ---- running frames ---- */
 
-/* The program with the decision record, which nearly every test reads. */
-static int classify_fd(struct env *e)
-{
-	return instance_prog_fd(&e->in, false);
-}
-
-/* The program an interface runs: the same code without the record. */
+/* The program an interface runs: classify's code without the record. */
 static int steer_fd(struct env *e)
 {
 	return bpf_program__fd(e->in.skel->progs.cpusteer_steer);
@@ -213,144 +35,7 @@ static int notouch_fd(struct env *e)
 	return instance_prog_fd(&e->in, true);
 }
 
-struct result {
-	int err;		/* negative errno of the test run itself */
-	__u32 retval;		/* XDP verdict */
-	struct cpusteer_decision d;	/* outcome ~0u: nothing recorded */
-};
-
-/* How a frame is handed to a program. */
-struct run_how {
-	int prog;		/* fd; 0: classify */
-	__u32 repeat;		/* test runs in one call; 0: one */
-	__u32 linear;		/* bytes in the linear part, the rest in
-				 * fragments (a multi-buffer frame); 0: all */
-};
-
-static struct result run_frame_how(struct env *e, const void *frame, __u32 len,
-				   struct run_how how)
-{
-	struct xdp_md ctx = { .data_end = how.linear };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
-		    .repeat = how.repeat);
-	struct result r = {};
-
-	/* The kernel puts ctx_in's data_end bytes in the linear part. */
-	if (how.linear) {
-		opts.ctx_in = &ctx;
-		opts.ctx_size_in = sizeof(ctx);
-	}
-	if (instance_clear_decision(&e->in)) {
-		r.err = -errno;
-		return r;
-	}
-	if (bpf_prog_test_run_opts(how.prog ? how.prog : classify_fd(e), &opts)) {
-		r.err = -errno;
-		return r;
-	}
-	r.retval = opts.retval;
-	if (instance_read_decision(&e->in, &r.d))
-		r.err = -errno;
-	return r;
-}
-
-static struct result run_frame(struct env *e, const void *frame, __u32 len)
-{
-	return run_frame_how(e, frame, len, (struct run_how){ 0 });
-}
-
-/* Whether this kernel's BPF_PROG_TEST_RUN builds multi-buffer frames from
- * a short ctx_in data_end (Linux 6.18 and later; earlier kernels refuse
- * it with EINVAL). Tests of split frames leave them out where it cannot.
- */
-static bool kernel_splits_test_frames(void)
-{
-	static int answer = -1;
-	__u8 frame[ETH_HLEN + 64] = { 0 };
-	struct result r;
-	struct env e;
-
-	if (answer >= 0)
-		return answer;
-	env_init(&e);
-	if (env_start(&e)) {
-		env_stop(&e);
-		return false;	/* the test that asks fails on its own start */
-	}
-	r = run_frame_how(&e, frame, sizeof(frame), (struct run_how){ .linear = ETH_HLEN });
-	env_stop(&e);
-	answer = r.err != -EINVAL;
-	return answer;
-}
-
-#define NO_SPLIT_FRAMES "BPF_PROG_TEST_RUN of this kernel cannot split a frame (Linux 6.18 can)"
-
-static size_t build(const struct pkt_spec *s, __u8 *buf)
-{
-	size_t len = pkt_build(s, buf, FRAME_CAP);
-
-	if (!len) {
-		printf("#   pkt_build refused a spec\n");
-		tu_failures++;
-	}
-	return len;
-}
-
-static struct result run_spec(struct env *e, const struct pkt_spec *s)
-{
-	__u8 frame[FRAME_CAP];
-	size_t len = build(s, frame);
-
-	return run_frame(e, frame, len);
-}
-
 /* ---- what a result must look like ---- */
-
-static void expect_redirect(const struct result *r, const char *what)
-{
-	char buf[160];
-
-	snprintf(buf, sizeof(buf), "%s: test run", what);
-	ASSERT_EQ(r->err, 0, buf);
-	snprintf(buf, sizeof(buf), "%s: verdict (4 = redirect)", what);
-	ASSERT_EQ(r->retval, XDP_REDIRECT, buf);
-	snprintf(buf, sizeof(buf), "%s: recorded outcome", what);
-	ASSERT_EQ(r->d.outcome, CPUSTEER_OUT_REDIRECT, buf);
-}
-
-static void expect_pass(const struct result *r, __u32 reason, const char *what)
-{
-	char buf[160];
-
-	snprintf(buf, sizeof(buf), "%s: test run", what);
-	ASSERT_EQ(r->err, 0, buf);
-	snprintf(buf, sizeof(buf), "%s: verdict (2 = pass)", what);
-	ASSERT_EQ(r->retval, XDP_PASS, buf);
-	snprintf(buf, sizeof(buf), "%s: recorded outcome (1 = pass)", what);
-	ASSERT_EQ(r->d.outcome, CPUSTEER_OUT_PASS, buf);
-	snprintf(buf, sizeof(buf), "%s: pass reason", what);
-	ASSERT_EQ(r->d.reason, reason, buf);
-}
-
-/* `got` must be redirected exactly where `want` was: same hash, same CPU. */
-static void expect_same_place(const struct result *want, const struct result *got,
-			      const char *what)
-{
-	char buf[160];
-
-	expect_redirect(got, what);
-	snprintf(buf, sizeof(buf), "%s: hash", what);
-	ASSERT_EQ(got->d.hash, want->d.hash, buf);
-	snprintf(buf, sizeof(buf), "%s: bucket", what);
-	ASSERT_EQ(got->d.bucket, want->d.bucket, buf);
-	snprintf(buf, sizeof(buf), "%s: cpu", what);
-	ASSERT_EQ(got->d.cpu, want->d.cpu, buf);
-}
-
-static bool same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b)
-{
-	return !memcmp(a, b, sizeof(*a));
-}
 
 /* `d`, what one frame moved, must be that frame passed for `reason` and
  * nothing else.
@@ -370,20 +55,6 @@ static void expect_counted_as_passed(const struct counts *d, __u32 reason, const
 }
 
 /* ---- frames whose IP length fields are set by hand ---- */
-
-/* Not a pass reason: what cut_outcome() says of a frame to be steered. */
-#define STEERED CPUSTEER_PASS_REASONS
-
-static void put_be16(__u8 *p, __u16 v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static size_t ip_fixed_header_len(const struct pkt_spec *s)
-{
-	return s->family == 4 ? 20 : 40;
-}
 
 /* Where the frame built from `s` has its L4 header: pkt_build writes
  * each IPv6 extension header, and the fragment header, eight octets long.
@@ -412,32 +83,6 @@ static size_t ports_needed(const struct pkt_spec *s)
 	return has_ports && !real_fragment(s) ? 4 : 0;
 }
 
-/* Fills the frame from `len` up to `to` bytes, as Ethernet padding or
- * trailing bytes a NIC passes on would; returns the new length.
- */
-static size_t pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill)
-{
-	if (to <= len)
-		return len;
-	memset(frame + len, fill, to - len);
-	return to;
-}
-
-/* Writes the first `cut` bytes of the frame built from `s` to `out`; with
- * `length_fits`, its IP length field (once the cut leaves it whole) says
- * the datagram ends at the cut. Returns the cut frame's length.
- */
-static size_t cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
-			bool length_fits, __u8 *out)
-{
-	size_t l3 = pkt_l3_offset(s);
-
-	memcpy(out, frame, cut);
-	if (length_fits && cut >= l3 + ip_fixed_header_len(s))
-		pkt_set_ip_length(s, out, cut - l3);
-	return cut;
-}
-
 /* What the frame built from `s`, cut to `cut` bytes, must come to: the
  * pass reason, or STEERED. With `length_fits` its IP length field was made
  * to end at the cut; without, it still claims the whole datagram, which
@@ -463,38 +108,7 @@ static __u32 cut_outcome(const struct pkt_spec *s, size_t cut, bool length_fits)
 	return STEERED;
 }
 
-/* ---- deterministic pseudo-random flows ---- */
-
-/* Flow i of a random population: random addresses and ports, UDP or TCP,
- * IPv4 or IPv6 by `family` (0: alternate).
- */
-static void random_flow(struct pkt_spec *s, int family)
-{
-	int fam = family ? family : (rng() & 1 ? 6 : 4);
-	int i;
-
-	pkt_spec_init(s, fam, rng() & 1 ? IPPROTO_TCP : IPPROTO_UDP);
-	if (fam == 4) {
-		pkt_set_addr4(s->saddr, 0x0a000000 | (rng() & 0xffffff));
-		pkt_set_addr4(s->daddr, 0xc0a80000 | (rng() & 0xffff));
-	} else {
-		for (i = 0; i < 16; i++) {
-			s->saddr[i] = i < 2 ? 0xfd : rng();
-			s->daddr[i] = i < 2 ? 0xfd : rng();
-		}
-	}
-	s->sport = rng();
-	s->dport = rng();
-}
-
 /* ---- VLAN ---- */
-
-static void add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci)
-{
-	s->vlan_tpid[s->nvlan] = tpid;
-	s->vlan_tci[s->nvlan] = tci;
-	s->nvlan++;
-}
 
 static void vlan_tagged_frame_lands_like_untagged(void)
 {
@@ -662,8 +276,6 @@ static void ipv4_truncated_header_passes(void)
 
 /* ---- IPv6 extension headers ---- */
 
-static const __u8 ext_cycle[] = { 0, 43, 60 };	/* hop-by-hop, routing, dest */
-
 static void ipv6_ext_headers_do_not_change_hash(void)
 {
 	struct env e;
@@ -800,87 +412,6 @@ static void ipv6_truncated_ext_header_passes(void)
 
 /* ---- IP length fields ---- */
 
-/* A datagram whose IP length field is at odds with the frame or with its
- * own headers. Built with no payload: as built, the datagram is 28 bytes
- * (IPv4 UDP), 40 (IPv4 TCP) or 48 (IPv6 UDP), plus options and extension
- * headers.
- */
-struct length_case {
-	const char *name;
-	int family;
-	__u8 proto;
-	int ipv4_options_len;
-	bool hop_by_hop;	/* IPv6: a hop-by-hop header first */
-	__u8 hop_len;		/* its Hdr Ext Len: 8-octet units past the first */
-	bool fragment;		/* IPv6: an atomic fragment header */
-	size_t dgram_len;	/* what the IP header claims, from itself on */
-	size_t pad_to;		/* frame length after padding; 0: as built */
-	__u32 reason;
-};
-
-static const struct length_case length_cases[] = {
-	{ .name = "IPv4 Total Length 0", .family = 4, .proto = IPPROTO_UDP,
-	  .dgram_len = 0, .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv4 Total Length 19, below the header", .family = 4,
-	  .proto = IPPROTO_UDP, .dgram_len = 19, .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv4 Total Length 20 under IHL 6", .family = 4, .proto = IPPROTO_UDP,
-	  .ipv4_options_len = 4, .dgram_len = 20, .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv4 Total Length one past the frame", .family = 4,
-	  .proto = IPPROTO_UDP, .dgram_len = 29, .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv4 Total Length one past the padded frame", .family = 4,
-	  .proto = IPPROTO_UDP, .dgram_len = 47, .pad_to = 60,
-	  .reason = CPUSTEER_PASS_BAD_LENGTH },
-	/* The frame still holds the ports past the datagram's end. */
-	{ .name = "IPv4 datagram ends in its UDP ports, frame padded", .family = 4,
-	  .proto = IPPROTO_UDP, .dgram_len = 22, .pad_to = 60,
-	  .reason = CPUSTEER_PASS_TRUNC_L4 },
-	{ .name = "IPv4 datagram ends with its header, TCP frame padded", .family = 4,
-	  .proto = IPPROTO_TCP, .dgram_len = 20, .pad_to = 60,
-	  .reason = CPUSTEER_PASS_TRUNC_L4 },
-	{ .name = "IPv6 Payload Length one past the frame", .family = 6,
-	  .proto = IPPROTO_UDP, .dgram_len = 49, .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv6 Payload Length past the padded frame", .family = 6,
-	  .proto = IPPROTO_UDP, .dgram_len = 120, .pad_to = 100,
-	  .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv6 payload ends in its hop-by-hop header", .family = 6,
-	  .proto = IPPROTO_UDP, .hop_by_hop = true, .dgram_len = 44,
-	  .reason = CPUSTEER_PASS_EXT_HDRS },
-	{ .name = "IPv6 payload ends in its 16-byte hop-by-hop header", .family = 6,
-	  .proto = IPPROTO_UDP, .hop_by_hop = true, .hop_len = 1, .dgram_len = 52,
-	  .reason = CPUSTEER_PASS_EXT_HDRS },
-	{ .name = "IPv6 payload ends in its atomic fragment header", .family = 6,
-	  .proto = IPPROTO_UDP, .fragment = true, .dgram_len = 47,
-	  .reason = CPUSTEER_PASS_EXT_HDRS },
-	{ .name = "IPv6 payload ends in its UDP ports", .family = 6, .proto = IPPROTO_UDP,
-	  .dgram_len = 42, .reason = CPUSTEER_PASS_TRUNC_L4 },
-	{ .name = "IPv6 payload ends after hop-by-hop, before the ports", .family = 6,
-	  .proto = IPPROTO_UDP, .hop_by_hop = true, .dgram_len = 48,
-	  .reason = CPUSTEER_PASS_TRUNC_L4 },
-	/* Not a jumbogram: that needs a hop-by-hop header. */
-	{ .name = "IPv6 Payload Length 0, UDP next", .family = 6, .proto = IPPROTO_UDP,
-	  .dgram_len = 40, .reason = CPUSTEER_PASS_TRUNC_L4 },
-};
-
-static size_t build_length_case(const struct length_case *c, __u8 *frame)
-{
-	struct pkt_spec s;
-	size_t len;
-
-	pkt_spec_init(&s, c->family, c->proto);
-	s.payload_len = 0;
-	s.ipv4_options_len = c->ipv4_options_len;
-	if (c->hop_by_hop) {
-		s.ext[0] = 0;
-		s.next = 1;
-	}
-	s.fragment = c->fragment;
-	len = build(&s, frame);
-	if (c->hop_by_hop)
-		frame[pkt_l3_offset(&s) + 40 + 1] = c->hop_len;
-	pkt_set_ip_length(&s, frame, c->dgram_len);
-	return pad_frame(frame, len, c->pad_to, 0xa5);
-}
-
 static void malformed_ip_lengths_pass_with_their_reason(void)
 {
 	const struct length_case *c;
@@ -891,7 +422,7 @@ static void malformed_ip_lengths_pass_with_their_reason(void)
 
 	env_init(&e);
 	ENV_START(&e);
-	for (c = length_cases; c < length_cases + ARRAY_SIZE(length_cases); c++) {
+	for (c = length_cases; c < length_cases + nlength_cases; c++) {
 		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
 		r = run_frame(&e, frame, build_length_case(c, frame));
 		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
@@ -1712,32 +1243,6 @@ static bool pass_or_redirect(const struct result *r)
 	       r->d.outcome != ~0u;
 }
 
-static const __u16 random_types[] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8 };
-
-/* Random bytes sent down the parser of `type` (0: any): as drawn (kind
- * 0), with the IP version right (kind 1), or with the IP length field
- * agreeing with the frame too (kind 2), so that some get as far as the
- * hash.
- */
-static void random_frame(__u8 *frame, size_t len, __u16 type, int kind)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		frame[i] = rng();
-	if (!type)
-		return;
-	put_be16(frame + 12, type);
-	if (kind >= 1 && type == 0x0800)
-		frame[ETH_HLEN] = 0x45;
-	if (kind >= 1 && type == 0x86dd)
-		frame[ETH_HLEN] = 0x60;
-	if (kind == 2 && type == 0x0800 && len >= ETH_HLEN + 4)
-		put_be16(frame + ETH_HLEN + 2, len - ETH_HLEN);
-	if (kind == 2 && type == 0x86dd && len >= ETH_HLEN + 40)
-		put_be16(frame + ETH_HLEN + 4, len - ETH_HLEN - 40);
-}
-
 static void random_short_frames_pass_or_redirect(void)
 {
 	struct env e;
@@ -1767,35 +1272,6 @@ static void random_short_frames_pass_or_redirect(void)
 	ASSERT_TRUE(redirected[1] > 0, "some random IPv4 frames make it to a CPU");
 	ASSERT_TRUE(redirected[2] > 0, "some random IPv6 frames make it to a CPU");
 	env_stop(&e);
-}
-
-/* NCUT_SPECS frames of every layer the parser walks, for cutting short:
- * tags, IPv4 options, IPv6 extension headers, fragments, protocols with
- * and without ports.
- */
-#define NCUT_SPECS 8
-
-static void cut_specs(struct pkt_spec *specs)
-{
-	pkt_spec_init(&specs[0], 4, IPPROTO_UDP);
-	pkt_spec_init(&specs[1], 4, IPPROTO_TCP);
-	specs[1].ipv4_options_len = 12;
-	add_vlan(&specs[1], 0x8100, 9);
-	pkt_spec_init(&specs[2], 6, IPPROTO_UDP);
-	specs[2].next = 2;
-	specs[2].ext[0] = 0;
-	specs[2].ext[1] = 43;
-	pkt_spec_init(&specs[3], 6, IPPROTO_SCTP);
-	add_vlan(&specs[3], 0x88a8, 1);
-	add_vlan(&specs[3], 0x8100, 2);
-	pkt_spec_init(&specs[4], 4, IPPROTO_UDP);
-	specs[4].fragment = true;
-	specs[4].frag_offset = 100;
-	pkt_spec_init(&specs[5], 6, IPPROTO_TCP);
-	specs[5].fragment = true;
-	specs[5].more_fragments = true;
-	pkt_spec_init(&specs[6], 4, IPPROTO_ICMP);
-	pkt_spec_init(&specs[7], 6, IPPROTO_ICMPV6);
 }
 
 /* Whether `r` is `want` (cut_outcome()); a steered frame must land where
@@ -1928,83 +1404,6 @@ static void arp_redirects_to_non_ip_cpu(void)
 
 /* ---- multi-buffer frames ---- */
 
-/* A frame of several buffers, as a NIC with jumbo frames or header split
- * hands one over: BPF_PROG_TEST_RUN puts ctx_in's data_end bytes in the
- * linear part and the rest in fragments (Linux 6.18 and later). The
- * parser reads the linear part only; a header that runs on into the
- * fragments passes as headers_in_frags, while a datagram whose headers
- * fit is steered whatever its payload's layout, its lengths checked
- * against the whole frame. Every frame carries 200 bytes of payload.
- */
-struct split_case {
-	const char *name;
-	int family;
-	__u8 proto;
-	int nvlan;
-	int ipv4_options_len;
-	int next;		/* IPv6 extension headers, from ext_cycle */
-	bool jumbogram;		/* IPv6: Payload Length 0 (with next >= 1) */
-	int dgram_extra;	/* bytes the IP header claims past the frame */
-	__u32 linear;		/* bytes in the linear part */
-	__u32 reason;		/* or STEERED */
-};
-
-static const struct split_case split_cases[] = {
-	{ .name = "VLAN tag past the linear part", .family = 4, .proto = IPPROTO_UDP,
-	  .nvlan = 1, .linear = 16, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv4 fixed header past the linear part", .family = 4,
-	  .proto = IPPROTO_UDP, .linear = 24, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv4 options past the linear part", .family = 4, .proto = IPPROTO_UDP,
-	  .ipv4_options_len = 40, .linear = 34, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv4 ports past the linear part", .family = 4, .proto = IPPROTO_UDP,
-	  .linear = 36, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv4 payload in fragments", .family = 4, .proto = IPPROTO_TCP,
-	  .linear = 38, .reason = STEERED },
-	{ .name = "IPv4 Total Length one past the whole frame", .family = 4,
-	  .proto = IPPROTO_UDP, .dgram_extra = 1, .linear = 38,
-	  .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv6 fixed header past the linear part", .family = 6,
-	  .proto = IPPROTO_UDP, .linear = 40, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv6 first extension header cut by the linear part", .family = 6,
-	  .proto = IPPROTO_UDP, .next = 3, .linear = 57,
-	  .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv6 extension headers on in fragments", .family = 6,
-	  .proto = IPPROTO_UDP, .next = 3, .linear = 62,
-	  .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv6 ports past the linear part", .family = 6, .proto = IPPROTO_UDP,
-	  .next = 3, .linear = 80, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
-	{ .name = "IPv6 payload in fragments", .family = 6, .proto = IPPROTO_UDP,
-	  .next = 3, .linear = 82, .reason = STEERED },
-	{ .name = "IPv6 Payload Length one past the whole frame", .family = 6,
-	  .proto = IPPROTO_UDP, .dgram_extra = 1, .linear = 58,
-	  .reason = CPUSTEER_PASS_BAD_LENGTH },
-	{ .name = "IPv6 jumbogram, payload in fragments", .family = 6,
-	  .proto = IPPROTO_TCP, .next = 1, .jumbogram = true, .linear = 66,
-	  .reason = STEERED },
-};
-
-static size_t build_split_case(const struct split_case *c, __u8 *frame)
-{
-	struct pkt_spec s;
-	size_t len;
-	int i;
-
-	pkt_spec_init(&s, c->family, c->proto);
-	s.payload_len = 200;
-	for (i = 0; i < c->nvlan; i++)
-		add_vlan(&s, 0x8100, 7);
-	s.ipv4_options_len = c->ipv4_options_len;
-	s.next = c->next;
-	for (i = 0; i < c->next; i++)
-		s.ext[i] = ext_cycle[i % 3];
-	len = build(&s, frame);
-	if (c->jumbogram)
-		pkt_set_ip_length(&s, frame, 40);
-	if (c->dgram_extra)
-		pkt_set_ip_length(&s, frame, len - pkt_l3_offset(&s) + c->dgram_extra);
-	return len;
-}
-
 static struct result run_split_case(struct env *e, const struct split_case *c, int prog)
 {
 	__u8 frame[FRAME_CAP];
@@ -2025,7 +1424,7 @@ static void multi_buffer_frames_steer_on_linear_headers(void)
 		SKIP(NO_SPLIT_FRAMES);
 	env_init(&e);
 	ENV_START(&e);
-	for (c = split_cases; c < split_cases + ARRAY_SIZE(split_cases); c++) {
+	for (c = split_cases; c < split_cases + nsplit_cases; c++) {
 		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
 		r = run_split_case(&e, c, 0);
 		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
@@ -2386,12 +1785,12 @@ static void add_length_samples(struct sample_set *set)
 	const struct split_case *sc;
 	struct sample *smp;
 
-	for (c = length_cases; c < length_cases + ARRAY_SIZE(length_cases); c++) {
+	for (c = length_cases; c < length_cases + nlength_cases; c++) {
 		smp = sample_add(set, "%s", c->name);
 		if (smp)
 			smp->len = build_length_case(c, smp->data);
 	}
-	for (sc = split_cases; sc < split_cases + ARRAY_SIZE(split_cases); sc++) {
+	for (sc = split_cases; sc < split_cases + nsplit_cases; sc++) {
 		if (!kernel_splits_test_frames())
 			break;
 		smp = sample_add(set, "%s", sc->name);
@@ -2840,8 +2239,5 @@ static const struct tu_test tests[] = {
 
 int main(void)
 {
-	/* libbpf's own messages only on request, as in cpusteer -v. */
-	log_verbose = getenv("CPUSTEER_TEST_VERBOSE") != NULL;
-	log_setup_libs();
-	return tu_run(tests, ARRAY_SIZE(tests));
+	return steer_tests_main(tests, ARRAY_SIZE(tests));
 }

@@ -28,10 +28,26 @@ struct tu_test {
 
 #define TU_TEST(fn) { #fn, fn }
 
-static int tu_failures;		/* in the current test */
-static const char *tu_skip;	/* set by SKIP() */
-static int tu_total_failed;
-static size_t tu_done;		/* tests reported so far */
+/* The harness's state: one of each in a program, defined here in the
+ * file that holds main. A second file linked into the same program (the
+ * fixture the test_steer_* programs share) defines TU_STATE_ELSEWHERE
+ * before it includes this header and gets declarations of the same
+ * objects, so that an ASSERT in it fails the test that called it and
+ * its rng() goes on with the sequence the test seeded. Static state
+ * would give that file copies of its own: its failures would be lost
+ * and its random flows drawn from an unseeded sequence, both silently.
+ * A second definition is a link error, not a second counter.
+ */
+#ifdef TU_STATE_ELSEWHERE
+#define TU_STATE extern
+#else
+#define TU_STATE
+#endif
+
+TU_STATE int tu_failures;		/* in the current test */
+TU_STATE const char *tu_skip;		/* set by SKIP() */
+TU_STATE int tu_total_failed;
+TU_STATE size_t tu_done;		/* tests reported so far */
 
 #define ASSERT_EQ(actual, expected, what)                                          \
 	do {                                                                       \
@@ -127,9 +143,10 @@ static inline int tu_run(const struct tu_test *tests, size_t n)
 }
 
 /* splitmix64: reproducible pseudo-random numbers, the same on every run
- * for the same seed, so a failing case can be run again.
+ * for the same seed, so a failing case can be run again. Its state is
+ * the program's, like the harness's above.
  */
-static __u64 rng_state;
+TU_STATE __u64 rng_state;
 
 static inline void rng_seed(__u64 seed)
 {

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the program tests of the steering object (the test_steer_*
+ * programs) share. Crafted frames go through the real cpusteer_classify
+ * with BPF_PROG_TEST_RUN, so every check reads what the kernel program
+ * itself chose from its decision record: verdict, CPU, bucket, hash and
+ * flow key. cpusteer_classify is cpusteer_steer compiled with the record
+ * on; the fast cpusteer_steer and the no-touch floor record nothing, so
+ * they are checked through their counters.
+ *
+ * Each instance is configured the way the commands do it: steer_opts from
+ * option strings, steer_opts_finish, then instance_converge on a fresh table.
+ * The machine has CPUs 0 and 1; every instance steers over "0-1" with a
+ * fixed key, so results are reproducible from run to run.
+ *
+ * Besides the instance, how frames are run and what a result must look
+ * like, this holds the frame sets that a topic's tests send and that
+ * fast_program_agrees_with_classify (test_steer_prog) sends again.
+ * Each test program is one test_steer_*.c linked with steer_fixture.c.
+ */
+#ifndef CPUSTEER_STEER_FIXTURE_H
+#define CPUSTEER_STEER_FIXTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "cpusteer.h"
+#include "frame_builder.h"
+#include "instance.h"
+#include "options.h"
+#include "test_util.h"
+
+#define KEY_A "0123456789abcdef0fedcba987654321"
+#define KEY_B "a5a5a5a55a5a5a5a3c3c3c3cc3c3c3c3"
+
+#define ETH_HLEN 14
+#define FRAME_CAP 512
+
+/* ---- a steering instance configured as the commands configure one ---- */
+
+struct env {
+	struct steer_instance in;
+	struct steer_opts o;
+	__u32 *table;
+	bool loaded;
+};
+
+/* Only options the tests get right; a failure here is a broken test. */
+void env_opt(struct env *e, const char *name, const char *arg);
+
+/* CPUs 0-1 and KEY_A; callers add or override options before env_start. */
+void env_init(struct env *e);
+
+int env_start(struct env *e);
+void env_stop(struct env *e);
+
+/* The steering counters summed over CPUs, and the redirects per target
+ * CPU (the tests use CPUs 0 and 1) and in all.
+ */
+struct counts {
+	struct cpusteer_counters c;
+	__u64 to[2];
+	__u64 redirected;
+};
+
+int read_counts(struct env *e, struct counts *n);
+
+#define ENV_START(e)                                                               \
+	do {                                                                       \
+		int _err = env_start(e);                                           \
+		if (_err) {                                                        \
+			printf("#   cannot set up the steering instance: %s\n",     \
+			       strerror(-_err));                                   \
+			tu_failures++;                                             \
+			env_stop(e);                                               \
+			return;                                                    \
+		}                                                                  \
+	} while (0)
+
+/* What happened between two readings. */
+struct counts counts_since(const struct counts *before, const struct counts *after);
+
+bool same_counts(const struct counts *a, const struct counts *b);
+
+/* The counters that moved, for a failure message: "rx 1, passed[7] 1". */
+const char *format_counts(const struct counts *d, char *buf, size_t len);
+
+/* ---- running frames ---- */
+
+struct result {
+	int err;		/* negative errno of the test run itself */
+	__u32 retval;		/* XDP verdict */
+	struct cpusteer_decision d;	/* outcome ~0u: nothing recorded */
+};
+
+/* How a frame is handed to a program. */
+struct run_how {
+	int prog;		/* fd; 0: classify */
+	__u32 repeat;		/* test runs in one call; 0: one */
+	__u32 linear;		/* bytes in the linear part, the rest in
+				 * fragments (a multi-buffer frame); 0: all */
+};
+
+struct result run_frame_how(struct env *e, const void *frame, __u32 len, struct run_how how);
+struct result run_frame(struct env *e, const void *frame, __u32 len);
+
+/* Whether this kernel's BPF_PROG_TEST_RUN builds multi-buffer frames from
+ * a short ctx_in data_end (Linux 6.18 and later; earlier kernels refuse
+ * it with EINVAL). Tests of split frames leave them out where it cannot.
+ */
+bool kernel_splits_test_frames(void);
+
+#define NO_SPLIT_FRAMES "BPF_PROG_TEST_RUN of this kernel cannot split a frame (Linux 6.18 can)"
+
+size_t build(const struct pkt_spec *s, __u8 *buf);
+struct result run_spec(struct env *e, const struct pkt_spec *s);
+
+/* ---- what a result must look like ---- */
+
+void expect_redirect(const struct result *r, const char *what);
+void expect_pass(const struct result *r, __u32 reason, const char *what);
+
+/* `got` must be redirected exactly where `want` was: same hash, same CPU. */
+void expect_same_place(const struct result *want, const struct result *got,
+		       const char *what);
+
+bool same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b);
+
+/* ---- frames whose IP length fields are set by hand ---- */
+
+/* Not a pass reason: what cut_outcome() or a split case says of a frame
+ * to be steered.
+ */
+#define STEERED CPUSTEER_PASS_REASONS
+
+size_t ip_fixed_header_len(const struct pkt_spec *s);
+
+/* Fills the frame from `len` up to `to` bytes, as Ethernet padding or
+ * trailing bytes a NIC passes on would; returns the new length.
+ */
+size_t pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill);
+
+/* Writes the first `cut` bytes of the frame built from `s` to `out`; with
+ * `length_fits`, its IP length field (once the cut leaves it whole) says
+ * the datagram ends at the cut. Returns the cut frame's length.
+ */
+size_t cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
+		 bool length_fits, __u8 *out);
+
+/* ---- deterministic pseudo-random flows ---- */
+
+/* Flow i of a random population: random addresses and ports, UDP or TCP,
+ * IPv4 or IPv6 by `family` (0: alternate).
+ */
+void random_flow(struct pkt_spec *s, int family);
+
+/* The frames below are built by the tests of more than one file: each
+ * set belongs to the tests of the topic its section names, and
+ * fast_program_agrees_with_classify (test_steer_prog) sends them all again.
+ */
+
+/* ---- VLAN tags and IPv6 extension headers ---- */
+
+void add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci);
+
+extern const __u8 ext_cycle[3];	/* hop-by-hop, routing, dest */
+
+/* ---- IP length fields ---- */
+
+/* A datagram whose IP length field is at odds with the frame or with its
+ * own headers. Built with no payload: as built, the datagram is 28 bytes
+ * (IPv4 UDP), 40 (IPv4 TCP) or 48 (IPv6 UDP), plus options and extension
+ * headers.
+ */
+struct length_case {
+	const char *name;
+	int family;
+	__u8 proto;
+	int ipv4_options_len;
+	bool hop_by_hop;	/* IPv6: a hop-by-hop header first */
+	__u8 hop_len;		/* its Hdr Ext Len: 8-octet units past the first */
+	bool fragment;		/* IPv6: an atomic fragment header */
+	size_t dgram_len;	/* what the IP header claims, from itself on */
+	size_t pad_to;		/* frame length after padding; 0: as built */
+	__u32 reason;
+};
+
+extern const struct length_case length_cases[];
+extern const size_t nlength_cases;
+
+size_t build_length_case(const struct length_case *c, __u8 *frame);
+
+/* ---- frames the program must survive ---- */
+
+/* Any type (0), IPv4, IPv6, 802.1Q and 802.1ad, in that order. */
+extern const __u16 random_types[5];
+
+/* Random bytes sent down the parser of `type` (0: any): as drawn (kind
+ * 0), with the IP version right (kind 1), or with the IP length field
+ * agreeing with the frame too (kind 2), so that some get as far as the
+ * hash.
+ */
+void random_frame(__u8 *frame, size_t len, __u16 type, int kind);
+
+/* NCUT_SPECS frames of every layer the parser walks, for cutting short:
+ * tags, IPv4 options, IPv6 extension headers, fragments, protocols with
+ * and without ports.
+ */
+#define NCUT_SPECS 8
+
+void cut_specs(struct pkt_spec *specs);
+
+/* ---- multi-buffer frames ---- */
+
+/* A frame of several buffers, as a NIC with jumbo frames or header split
+ * hands one over: BPF_PROG_TEST_RUN puts ctx_in's data_end bytes in the
+ * linear part and the rest in fragments (Linux 6.18 and later). The
+ * parser reads the linear part only; a header that runs on into the
+ * fragments passes as headers_in_frags, while a datagram whose headers
+ * fit is steered whatever its payload's layout, its lengths checked
+ * against the whole frame. Every frame carries 200 bytes of payload.
+ */
+struct split_case {
+	const char *name;
+	int family;
+	__u8 proto;
+	int nvlan;
+	int ipv4_options_len;
+	int next;		/* IPv6 extension headers, from ext_cycle */
+	bool jumbogram;		/* IPv6: Payload Length 0 (with next >= 1) */
+	int dgram_extra;	/* bytes the IP header claims past the frame */
+	__u32 linear;		/* bytes in the linear part */
+	__u32 reason;		/* or STEERED */
+};
+
+extern const struct split_case split_cases[];
+extern const size_t nsplit_cases;
+
+size_t build_split_case(const struct split_case *c, __u8 *frame);
+
+/* ---- the test program ---- */
+
+/* main's body: libbpf's own messages only on request (as in cpusteer -v),
+ * then the plan and every test; main's exit status.
+ */
+int steer_tests_main(const struct tu_test *tests, size_t n);
+
+#endif
