@@ -6,8 +6,9 @@
 # spilled and reloaded as a scalar, say): only loading tells. The main
 # run tests what `make` built with the default clang; this file builds the
 # tree again with each other compiler, into build/<compiler>, and runs the
-# tests that load and drive the steering object there: the program tests
-# (every program of the object is verified when it loads) and classify.
+# tests that load and drive the steering object there: the program tests,
+# every selftests/test_steer_* program (each loads the object, so every
+# program of it is verified), and classify.
 #
 #   CPUSTEER_COMPILERS   the compilers to try (default: clang-16 clang-19)
 set -u
@@ -16,14 +17,22 @@ set -u
 
 t_tmpdir
 compilers=${CPUSTEER_COMPILERS:-clang-16 clang-19}
+# The program tests, by the names of their sources.
+steer_tests=()
+for c in "$TU_TOP"/selftests/test_steer_*.c; do
+	[ -e "$c" ] && steer_tests+=("$(basename "$c" .c)")
+done
 
 # Builds the loader and the program tests with COMPILER's BPF objects.
 build_with() {	# COMPILER
-	local out=build/$1 log=$T_TMP/$1.build
+	local out=build/$1 log=$T_TMP/$1.build t targets=()
 
 	command -v "$1" >/dev/null || { t_skip "$1 is not installed (make setup installs it)"; return; }
+	for t in "${steer_tests[@]}"; do
+		targets+=("$out/selftests/$t")
+	done
 	if ! make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
-		"$out/cpusteer" "$out/selftests/test_steer_prog" >"$log" 2>&1; then
+		"$out/cpusteer" "${targets[@]}" >"$log" 2>&1; then
 		t_fail "make CLANG=$1 failed"
 		t_note_file "$log" make
 	fi
@@ -42,13 +51,23 @@ expect_tap_passes() {	# LOG STATUS WHAT
 	done
 }
 
+# Every program test, each judged alone; one that was not built fails,
+# unless none was (no such compiler).
 program_tests_pass_with() {	# COMPILER
-	local bin=$TU_TOP/build/$1/selftests/test_steer_prog log=$T_TMP/$1.prog rc
+	local dir=$TU_TOP/build/$1/selftests t log rc built=0
 
-	[ -x "$bin" ] || { t_skip "no $1 build"; return; }
-	"$bin" >"$log" 2>&1
-	rc=$?
-	expect_tap_passes "$log" "$rc" "test_steer_prog built with $1"
+	[ ${#steer_tests[@]} -gt 0 ] || { t_fail "no selftests/test_steer_*.c"; return; }
+	for t in "${steer_tests[@]}"; do
+		[ -x "$dir/$t" ] && built=$((built + 1))
+	done
+	[ "$built" -gt 0 ] || { t_skip "no $1 build"; return; }
+	for t in "${steer_tests[@]}"; do
+		[ -x "$dir/$t" ] || { t_fail "$t: not built with $1"; continue; }
+		log=$T_TMP/$1.$t
+		"$dir/$t" >"$log" 2>&1
+		rc=$?
+		expect_tap_passes "$log" "$rc" "$t built with $1"
+	done
 }
 
 classify_passes_with() {	# COMPILER
