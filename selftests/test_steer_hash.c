@@ -282,6 +282,25 @@ static const struct known_answer known_answers[] = {
 	/* 09000002 0a000001 0050 1388 06 */
 	{ "10.0.0.1", "9.0.0.2", 5000, 80, IPPROTO_TCP, false,
 	  KEY_C, "jhash", true, 1000, 0x022700eb, 8 },
+	/* The rest: the worked examples of docs/flow-hash.md, messages there. */
+	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
+	  KEY_SIPREF, "siphash13", false, 512, 0xf4eab879, 489 },
+	{ "10.9.9.9", "10.1.1.1", 0, 0, IPPROTO_ICMP, false,
+	  KEY_SIPREF, "siphash13", false, 512, 0xd93e5541, 434 },
+	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, false,
+	  KEY_SIPREF, "siphash13", false, 512, 0x49c57579, 147 },
+	{ "198.51.100.2", "192.0.2.1", 80, 1234, IPPROTO_UDP, false,
+	  KEY_SIPREF, "siphash13", true, 512, 0x74431800, 232 },
+	{ "198.51.100.2", "192.0.2.1", 80, 1234, IPPROTO_UDP, false,
+	  KEY_SIPREF, "siphash13", false, 512, 0x65cbd99f, 203 },
+	{ "192.0.2.1", "198.51.100.2", 1234, 80, IPPROTO_UDP, false,
+	  KEY_SIPREF, "jhash", false, 512, 0x68970058, 209 },
+	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
+	  KEY_SIPREF, "jhash", false, 512, 0xae5e6494, 348 },
+	{ "10.9.9.9", "10.1.1.1", 0, 0, IPPROTO_ICMP, false,
+	  KEY_SIPREF, "jhash", false, 512, 0x5633f614, 172 },
+	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, false,
+	  KEY_SIPREF, "jhash", false, 512, 0xf88985f2, 497 },
 };
 
 static void known_answer_spec(const struct known_answer *ka, struct pkt_spec *s)
