@@ -31,6 +31,8 @@ build_with() {	# COMPILER
 	for t in "${steer_tests[@]}"; do
 		targets+=("$out/selftests/$t")
 	done
+	# A failed build must not leave an earlier build's programs to be run.
+	(cd "$TU_TOP" && rm -f "$out/cpusteer" "${targets[@]}")
 	if ! make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
 		"$out/cpusteer" "${targets[@]}" >"$log" 2>&1; then
 		t_fail "make CLANG=$1 failed"
