@@ -106,18 +106,24 @@ static __always_inline enum parse_status cut_short(const struct frame *fr, __u32
 	return parse_fail(reason, why);
 }
 
+/* The bytes of the whole frame, fragments included, from `pos` on: a
+ * helper call, so asked only when the linear part is not enough.
+ */
+static __always_inline __u64 frame_bytes_from(const struct frame *fr, void *pos)
+{
+	__u64 offset = pos - fr->data;
+
+	barrier_var(offset); /* keep pointer arithmetic off the helper's result */
+	return bpf_xdp_get_buff_len(fr->ctx) - offset;
+}
+
 /* Where the datagram that starts at `l3` and claims `len` bytes ends is
  * checked against the frame: only a multi-buffer frame can hold more than
  * its linear part.
  */
 static __always_inline bool frame_holds(const struct frame *fr, void *l3, __u32 len)
 {
-	__u64 offset = l3 - fr->data;
-
-	if (l3 + len <= fr->end)
-		return true;
-	barrier_var(offset); /* keep pointer arithmetic off the helper's result */
-	return offset + len <= bpf_xdp_get_buff_len(fr->ctx);
+	return l3 + len <= fr->end || len <= frame_bytes_from(fr, l3);
 }
 
 static __always_inline bool proto_has_ports(__u8 proto)
@@ -198,10 +204,7 @@ static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv
 	__u32 payload = bpf_ntohs(ip6h->payload_len);
 
 	if (!payload && ip6h->nexthdr == NEXTHDR_HOP) {
-		__u64 offset = l3 - fr->data;
-
-		barrier_var(offset); /* as in frame_holds() */
-		*room = bpf_xdp_get_buff_len(fr->ctx) - offset - IPV6_HDR_LEN;
+		*room = frame_bytes_from(fr, l3) - IPV6_HDR_LEN;
 		return true;
 	}
 	*room = payload;
