@@ -221,7 +221,6 @@ static void drop_unused_entries(struct steer_instance *in, const struct instance
 
 int instance_converge(struct steer_instance *in, const struct instance_target *t)
 {
-	struct cpusteer_config now;
 	int err = 0;
 	__u32 i;
 
@@ -234,8 +233,7 @@ int instance_converge(struct steer_instance *in, const struct instance_target *t
 		return err;
 	clear_redirect_target(in, t->cm);
 	write_table(in, t->table, t->cfg->nbuckets);
-	if (instance_read_config(in, &now) || memcmp(&now, t->cfg, sizeof(now)))
-		err = instance_write_config(in, t->cfg);
+	err = instance_write_config(in, t->cfg);
 	if (!err)
 		drop_unused_entries(in, t);
 	return err;
@@ -300,10 +298,12 @@ static void wait_for_running_programs(void)
 
 /* Fill the slot no packet reads, then point packets at it. Waiting for the
  * runs that may still read the old slot makes it free for the next write:
- * a packet sees one whole configuration, never two halves.
+ * a packet sees one whole configuration, never two halves. A configuration
+ * already in force is left alone, wait and all.
  */
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
 {
+	struct cpusteer_config now;
 	__u32 slot, zero = 0;
 	int err = active_slot(in, &slot);
 
@@ -311,6 +311,8 @@ int instance_write_config(struct steer_instance *in, const struct cpusteer_confi
 		log_err("cannot read the configuration slot: %s", strerror(-err));
 		return err;
 	}
+	if (!bpf_map_lookup_elem(in->maps.config_map, &slot, &now) && !memcmp(&now, cfg, sizeof(now)))
+		return 0;
 	slot = (slot + 1) % CPUSTEER_CONFIG_SLOTS;
 	if (bpf_map_update_elem(in->maps.config_map, &slot, cfg, 0) ||
 	    bpf_map_update_elem(in->maps.config_slot, &zero, &slot, 0)) {
