@@ -120,10 +120,14 @@ static __always_inline __u64 frame_bytes_from(const struct frame *fr, void *pos)
 /* Where the datagram that starts at `l3` and claims `len` bytes ends is
  * checked against the frame: only a multi-buffer frame can hold more than
  * its linear part.
+ *
+ * Lengths are compared, not pointers: `len` comes from a byte swap, whose
+ * result older verifiers (6.1's among them) leave unbounded, and they
+ * refuse to add an unbounded value to a packet pointer.
  */
 static __always_inline bool frame_holds(const struct frame *fr, void *l3, __u32 len)
 {
-	return l3 + len <= fr->end || len <= frame_bytes_from(fr, l3);
+	return len <= (__u64)(fr->end - l3) || len <= frame_bytes_from(fr, l3);
 }
 
 static __always_inline bool proto_has_ports(__u8 proto)
