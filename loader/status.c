@@ -247,8 +247,18 @@ static void print_json(struct json *j, const struct status_view *v)
 /* `bits`: as recorded by the instances' load, or probed now when none
  * is loaded (parsing the kernel's BTF costs tens of milliseconds).
  */
+/* The NAPI netlink is probed now rather than taken from the record: the
+ * running kernel is the one that loaded the instance either way.
+ */
 static void print_features(bool as_json, struct json *j, __u32 bits)
 {
+	static const char *const napi_json[] = { "none", "get", "set" };
+	static const char *const napi_text[] = {
+		[NAPI_NETLINK_NONE] = "no: NAPI settings are the device-wide ones of sysfs",
+		[NAPI_NETLINK_GET] = "read only: NAPI settings are the device-wide ones of sysfs",
+		[NAPI_NETLINK_SET] = "yes: NAPI settings per NAPI instance too",
+	};
+	enum napi_netlink napi = kernel_napi_netlink();
 	bool gro = bits & KF_CPUMAP_GRO;
 	int tp;
 
@@ -256,6 +266,7 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 		json_object_open(j, "kernel");
 		json_bool(j, "btf", bits & KF_BTF);
 		json_bool(j, "cpumap_gro", gro);
+		json_string(j, "napi_netlink", napi_json[napi]);
 		json_object_open(j, "tracepoints");
 		for (tp = 0; tp < TP_COUNT; tp++)
 			json_bool(j, tracepoint_name(tp), bits & KF_TRACEPOINT(tp));
@@ -267,6 +278,7 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 	printf("  %-18s %s\n", "cpumap GRO",
 	       gro ? "yes: the cpumap coalesces steered TCP itself"
 		   : "no: this kernel's cpumap does not do GRO; steered TCP is not coalesced");
+	printf("  %-18s %s\n", "NAPI netlink", napi_text[napi]);
 	printf("  %-18s", "tracepoints");
 	for (tp = 0; tp < TP_COUNT; tp++)
 		printf(" %s%s", tracepoint_name(tp), bits & KF_TRACEPOINT(tp) ? "" : "(missing)");

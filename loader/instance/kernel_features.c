@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
+#include "napi_netlink.h"
 #include "trace.h"
 
 bool kernel_has_btf(void)
@@ -83,6 +84,18 @@ bool kernel_cpumap_does_gro(void)
 		name = btf__name_by_offset(btf, m->name_off);
 		found = name && !strcmp(name, "gro");
 	}
+	return found;
+}
+
+enum napi_netlink kernel_napi_netlink(void)
+{
+	enum napi_netlink found = NAPI_NETLINK_NONE;
+	struct napi_nl nl;
+
+	napi_nl_init(&nl);
+	if (!napi_nl_open_dump(&nl))
+		found = nl.can_set ? NAPI_NETLINK_SET : NAPI_NETLINK_GET;
+	napi_nl_close(&nl);
 	return found;
 }
 

@@ -25,6 +25,17 @@ bool kernel_has_btf(void);
  * is no knob for it; GRO on the ingress device is what turns it off.
  */
 bool kernel_cpumap_does_gro(void);
+/* What the netdev generic netlink family offers for NAPI instances: the
+ * family came in 6.3, NAPI_GET in 6.9, NAPI_SET in 6.13. Without NAPI_SET
+ * the NAPI settings are only the device-wide ones of sysfs, which a
+ * device in another namespace may not show.
+ */
+enum napi_netlink {
+	NAPI_NETLINK_NONE,
+	NAPI_NETLINK_GET,
+	NAPI_NETLINK_SET,
+};
+enum napi_netlink kernel_napi_netlink(void);
 /* Whether tp_btf/NAME can attach: vmlinux BTF has btf_trace_NAME. */
 bool kernel_has_tracepoint(const char *name);
 /* The argument count of tracepoint NAME as tp_btf programs see it (the
