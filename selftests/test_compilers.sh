@@ -11,6 +11,9 @@
 # program of it is verified), and classify.
 #
 #   CPUSTEER_COMPILERS   the compilers to try (default: clang-16 clang-19)
+#   --build              only build those trees, quietly (for runs that
+#                        test them elsewhere: the kernel guests, which
+#                        would take many minutes to compile under emulation)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib.sh"
@@ -23,18 +26,26 @@ for c in "$TU_TOP"/selftests/test_steer_*.c; do
 	[ -e "$c" ] && steer_tests+=("$(basename "$c" .c)")
 done
 
-# Builds the loader and the program tests with COMPILER's BPF objects.
-build_with() {	# COMPILER
-	local out=build/$1 log=$T_TMP/$1.build t targets=()
+# Builds (or brings up to date) the loader and the program tests with
+# COMPILER's BPF objects in build/COMPILER.
+build_tree() {	# COMPILER LOG
+	local out=build/$1 t targets=()
 
-	command -v "$1" >/dev/null || { t_skip "$1 is not installed (make setup installs it)"; return; }
 	for t in "${steer_tests[@]}"; do
 		targets+=("$out/selftests/$t")
 	done
+	make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
+		"$out/cpusteer" "${targets[@]}" >"$2" 2>&1 && return 0
 	# A failed build must not leave an earlier build's programs to be run.
 	(cd "$TU_TOP" && rm -f "$out/cpusteer" "${targets[@]}")
-	if ! make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
-		"$out/cpusteer" "${targets[@]}" >"$log" 2>&1; then
+	return 1
+}
+
+build_with() {	# COMPILER
+	local log=$T_TMP/$1.build
+
+	command -v "$1" >/dev/null || { t_skip "$1 is not installed (make setup installs it)"; return; }
+	if ! build_tree "$1" "$log"; then
 		t_fail "make CLANG=$1 failed"
 		t_note_file "$log" make
 	fi
@@ -91,6 +102,13 @@ all_tests() {
 	done
 }
 
+if [ "${1:-}" = --build ]; then
+	for c in $compilers; do
+		command -v "$c" >/dev/null || continue
+		build_tree "$c" "$T_TMP/$c.build" || { cat "$T_TMP/$c.build" >&2; exit 1; }
+	done
+	exit 0
+fi
 t_plan_of all_tests
 [ "$(id -u)" = 0 ] || t_skip_all "needs root"
 all_tests
