@@ -1,6 +1,8 @@
 # cpusteer: one Makefile, everything generated goes to build/.
 #   make            build build/cpusteer and the BPF objects
 #   make test       build, then run every selftest (needs root)
+#   make test-kernels  the selftests on Debian 12's standard and real-time
+#                   kernels under QEMU; KERNEL=a.deb boots another package
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
 #   make setup      install the Debian packages the build and tests need
@@ -44,7 +46,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all layers test clean vmlinux man setup run help
+.PHONY: all layers test test-kernels clean vmlinux man setup run help
 
 all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
 
@@ -113,6 +115,22 @@ test: setup
 
 setup:
 	$(Q)scripts/setup.sh
+
+# The kernel guests' PID 1 (selftests/kernels/guest_init.c): static, since
+# the initramfs it runs from holds no libraries.
+$(OUT)/kernels/guest_init: selftests/kernels/guest_init.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# Fetching the kernel packages belongs to setup; the suite itself runs in
+# each guest against this build, and against the other compilers' builds,
+# made here because compiling under emulation takes many minutes.
+test-kernels:
+	$(Q)scripts/setup.sh --kernels $(if $(KERNEL),,$(OUT)/kernels/debs)
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/kernels/guest_init
+	$(Q)selftests/test_compilers.sh --build
+	$(Q)selftests/kernels/run.sh
 
 # The main job: the live demo on a namespaced veth pair it creates and
 # removes itself (DURATION seconds of traffic, default 20).

@@ -2,12 +2,29 @@
 # Installs what cpusteer needs to build and test on Debian 12. Idempotent:
 # packages already present are left alone, and apt is not touched at all
 # when nothing is missing.
+#   scripts/setup.sh                  the build, the selftests, the demo
+#   scripts/setup.sh --kernels [DIR]  also what selftests/kernels/run.sh
+#                                     needs: QEMU, and with DIR Debian 12's
+#                                     current standard and real-time kernel
+#                                     packages, downloaded into DIR (kept
+#                                     there: only a newer version is fetched
+#                                     again)
 set -eu
 # clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
 # builds and loads the BPF objects with each.
 packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
 libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps
 jq python3 util-linux"
+kernels_dir=
+if [ "${1:-}" = --kernels ]; then
+	kernels_dir=${2:-}
+	# The guests boot from an initramfs packed with cpio; libc6-dev's
+	# static libc links its init. kmod: depmod indexes each package's
+	# modules, and the guest's kernel loads veth and others with modprobe.
+	packages="$packages qemu-system-x86 cpio libc6-dev kmod"
+fi
+kernel_metapackages="linux-image-amd64 linux-image-rt-amd64"
+
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -22,3 +39,50 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
+[ -n "$kernels_dir" ] || exit 0
+
+# The file name apt would download for the current version of what
+# METAPACKAGE depends on (the versioned image package).
+kernel_file() {	# METAPACKAGE
+	local image
+	image=$(apt-cache depends --important "$1" 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1)
+	[ -n "$image" ] || return 1
+	apt-get download --print-uris "$image" 2>/dev/null | awk '{ print $2 }' | grep .
+}
+
+if [ "$(dpkg --print-architecture)" != amd64 ]; then
+	echo "setup: Debian's kernel packages for the test guests are amd64 ones; this is $(dpkg --print-architecture)" >&2
+	exit 1
+fi
+mkdir -p "$kernels_dir"
+files=""
+for meta in $kernel_metapackages; do
+	# A machine whose package lists are missing or older than the
+	# archive knows no current kernel: refresh them once.
+	f=$(kernel_file "$meta") || { apt-get update -qq && f=$(kernel_file "$meta"); } || {
+		echo "setup: cannot find the package $meta depends on" >&2
+		exit 1
+	}
+	if [ ! -s "$kernels_dir/$f" ]; then
+		echo "setup: downloading $f"
+		tmp=$(mktemp -d "$kernels_dir/download.XXXXXX")
+		if ! (cd "$tmp" && apt-get download -qq "${f%%_*}" 2>/dev/null) || [ ! -s "$tmp/$f" ]; then
+			rm -rf "$tmp"
+			echo "setup: cannot download $f" >&2
+			exit 1
+		fi
+		mv "$tmp/$f" "$kernels_dir/$f"
+		rmdir "$tmp"
+	fi
+	files="$files$f
+"
+done
+# The list of current packages is replaced whole, then older ones go.
+list=$(mktemp "$kernels_dir/current.XXXXXX")
+printf '%s' "$files" > "$list"
+chmod 644 "$list"
+mv "$list" "$kernels_dir/current"
+for old in "$kernels_dir"/*.deb; do
+	grep -qxF "${old##*/}" "$kernels_dir/current" || rm -f "$old"
+done

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Runs the selftests of this checkout on other kernels: each kernel
+# package is booted under QEMU (software emulation, no KVM needed) with the
+# host's root as its userland, and the suite runs inside against this
+# checkout's build. Prints one "KERNEL: N passed, N failed, N skipped" line
+# per kernel and the total last. Needs root (as the suite does).
+#
+#   selftests/kernels/run.sh [PATTERN]   only the test files matching PATTERN
+#
+#   KERNEL="A.deb B.deb"  kernel packages to boot; by default the ones
+#                         `scripts/setup.sh --kernels` fetched (Debian 12's
+#                         linux-image-amd64 and linux-image-rt-amd64)
+#   KERNEL_COMMAND=CMD    run CMD in the checkout instead of the suite
+#                         (a bench, a tool by hand); its output is printed
+#   KERNEL_APPEND=ARGS    more kernel command line (e.g. preempt=full)
+#   KERNEL_TIMEOUT=S      seconds one boot may take, all included (1500)
+#   KERNEL_CPUS=N         the guest's CPUs (2: the tests assume more than one)
+#   KERNEL_JOBS=N         guests booted at once (2)
+#   KERNEL_MEMORY=MiB     the guest's memory (3072; its tmpfs holds all writes)
+#
+# A boot that hangs, panics or ends without the suite's total counts as one
+# failure. Everything a boot leaves is under build/kernels/PACKAGE/:
+# console.log (the serial console, kernel messages included) and out/
+# (features, suite.log or command.log, status).
+set -u
+# Package paths are the caller's, relative to where it stands.
+debs=()
+for deb in ${KERNEL:-}; do
+	debs+=("$(readlink -f -- "$deb" || echo "$deb")")
+done
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+pattern=${1:-}
+base=build/kernels
+limit=${KERNEL_TIMEOUT:-1500}
+cpus=${KERNEL_CPUS:-2}
+jobs=${KERNEL_JOBS:-2}
+memory=${KERNEL_MEMORY:-3072}
+init=$base/guest_init
+passed=0 failed=0 skipped=0
+
+die() {
+	echo "test-kernels: $*" >&2
+	echo "0 passed, 1 failed, 0 skipped"
+	exit 1
+}
+
+[ "$(id -u)" = 0 ] || die "need root (the suite in the guest loads BPF programs)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run scripts/setup.sh --kernels"
+[ -x "$init" ] || die "$init is missing: run make test-kernels, which builds it"
+# Everything below reaches the guest through its kernel command line,
+# where a space or a quote would end the value.
+for v in "$top" "$pattern" "${KERNEL_COMMAND:-}" "${KERNEL_APPEND:-}"; do
+	case $v in
+	*\"*) die "cannot pass '$v' to the guest: it holds a double quote" ;;
+	esac
+done
+case $top in
+*[[:space:]]*) die "cannot boot from $top: the checkout's path holds a space" ;;
+esac
+for v in "$limit" "$cpus" "$jobs" "$memory"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || die "bad KERNEL_TIMEOUT/KERNEL_CPUS/KERNEL_JOBS/KERNEL_MEMORY '$v': not a positive number"
+done
+
+if [ ${#debs[@]} -gt 0 ]; then
+	# Each package once: two boots of one package would share its folder.
+	mapfile -t debs < <(printf '%s\n' "${debs[@]}" | awk '!seen[$0]++')
+else
+	[ -r "$base/debs/current" ] || die "no kernel packages: run scripts/setup.sh --kernels $base/debs"
+	mapfile -t debs < <(sed "s|^|$base/debs/|" "$base/debs/current")
+fi
+
+# The modules the initramfs loads to reach the shared root: virtio PCI,
+# 9p over virtio, overlayfs. Their dependencies come first, from the
+# package's modules.dep (already the full closure of each module).
+module_order() {	# MODULES_DIR
+	local dir=$1 want=(virtio_pci 9pnet_virtio 9p overlay) m seen=' '
+	add() {
+		local path=$1 dep line
+		line=$(grep -m1 "^[^:]*/$path:" "$dir/modules.dep") || {
+			grep -q "/${path##*/}$" "$dir/modules.builtin" 2>/dev/null && return 0
+			echo "test-kernels: module ${path##*/} not in $dir" >&2
+			return 1
+		}
+		for dep in ${line#*:}; do
+			add "${dep##*/}" || return 1
+		done
+		path=${line%%:*}
+		case $seen in
+		*" $path "*) ;;
+		*) seen="$seen$path "; echo "$path" ;;
+		esac
+	}
+	for m in "${want[@]}"; do
+		add "$m.ko" || return 1
+	done
+}
+
+# Unpacks PACKAGE.deb and builds its initramfs, once per package file.
+prepare() {	# DEB DIR
+	local deb=$1 dir=$2 tmp mods stage
+	if [ ! -e "$dir/ready" ]; then
+		rm -rf "$dir"
+		tmp=$dir.tmp
+		rm -rf "$tmp"
+		mkdir -p "$tmp" || return 1
+		dpkg-deb -x "$deb" "$tmp/root" || return 1
+		mods=$(echo "$tmp"/root/lib/modules/*)
+		[ -d "$mods" ] || { echo "test-kernels: $deb holds no modules" >&2; return 1; }
+		# The package's postinst would run depmod; the guest's modprobe
+		# and the order below need its modules.dep.
+		depmod -b "$tmp/root" "${mods##*/}" || return 1
+		stage=$tmp/initramfs
+		mkdir -p "$stage"/{dev,modules} || return 1
+		cp "$init" "$stage/init" || return 1
+		module_order "$mods" > "$stage/modules/order.paths" || return 1
+		while read -r m; do
+			cp "$mods/$m" "$stage/modules/" || return 1
+			echo "${m##*/}"
+		done < "$stage/modules/order.paths" > "$stage/modules/order"
+		rm "$stage/modules/order.paths"
+		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$tmp/initramfs.cpio" || return 1
+		rm -rf "$stage"
+		touch "$tmp/ready"
+		mv "$tmp" "$dir" || return 1
+	fi
+}
+
+# Boots one kernel package. Prints what went wrong, its kernel warnings
+# and, last, "NAME: N passed, N failed, N skipped".
+boot() {	# DEB
+	local deb=$1 name dir out vmlinuz mods append rc why='' total
+
+	name=$(dpkg-deb -f "$deb" Package 2>/dev/null) || name=
+	if ! [[ $name =~ ^[a-z0-9][a-z0-9.+-]*$ ]]; then
+		echo "not ok - $deb: not a Debian package, or an odd package name '$name'"
+		echo "$deb: 0 passed, 1 failed, 0 skipped"
+		return
+	fi
+	dir=$base/$name
+	if ! prepare "$deb" "$dir"; then
+		echo "not ok - $name: cannot unpack it or build its initramfs"
+		echo "$name: 0 passed, 1 failed, 0 skipped"
+		return
+	fi
+	vmlinuz=$(echo "$dir"/root/boot/vmlinuz-*)
+	mods=$(echo "$dir"/root/lib/modules/*)
+	out=$dir/out
+	rm -rf "$out"
+	mkdir -p "$out"
+	append="console=ttyS0 loglevel=5 panic=-1 guest_script=$top/selftests/kernels/guest.sh"
+	append="$append checkout=$top"
+	[ -n "$pattern" ] && append="$append guest_tests=\"$pattern\""
+	[ -n "${KERNEL_COMMAND:-}" ] && append="$append guest_command=\"$KERNEL_COMMAND\""
+	[ -n "${KERNEL_APPEND:-}" ] && append="$append $KERNEL_APPEND"
+	timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$memory" \
+		-nodefaults -display none -no-reboot -serial "file:$dir/console.log" \
+		-kernel "$vmlinuz" -initrd "$dir/initramfs.cpio" -append "$append" \
+		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$mods,mount_tag=modules,security_model=none,readonly=on" \
+		-virtfs "local,path=$out,mount_tag=out,security_model=none" \
+		</dev/null >"$dir/qemu.log" 2>&1
+	rc=$?
+	if [ -n "${KERNEL_COMMAND:-}" ]; then
+		cat "$out/command.log" 2>/dev/null
+	else
+		grep -E '^not ok|# (SKIP|skip)' "$out/suite.log" 2>/dev/null | sed "s|^|# $name: |"
+	fi
+	total=$(tail -n 1 "$out/suite.log" 2>/dev/null)
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		why="no result within $limit s"
+	elif grep -q 'Kernel panic' "$dir/console.log"; then
+		why="the kernel panicked"
+	elif [ ! -s "$out/status" ]; then
+		why="the guest stopped before the end (qemu exit $rc; see $dir/qemu.log)"
+	elif [ -n "${KERNEL_COMMAND:-}" ]; then
+		[ "$(cat "$out/status")" = 0 ] && total="1 passed, 0 failed" || total="0 passed, 1 failed"
+	elif ! [[ $total =~ $re_total ]]; then
+		why="the suite printed no total"
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok - $name: $why; console in $dir/console.log"
+		total="0 passed, 1 failed"
+	fi
+	report_features "$name" "$out/features"
+	report_kernel_log "$name" "$dir/console.log"
+	[[ $total =~ $re_total ]]
+	echo "$name: ${BASH_REMATCH[1]} passed, ${BASH_REMATCH[2]} failed, ${BASH_REMATCH[4]:-0} skipped"
+}
+
+# What the guest found the kernel offers, in one line (the README's table
+# of kernels comes from these).
+report_features() {	# NAME FEATURES
+	local kernel preempt status
+
+	kernel=$(sed -n 's/^kernel: //p' "$2" 2>/dev/null)
+	[ -n "$kernel" ] || return 0
+	preempt=$(sed -n 's/^preempt: //p' "$2")
+	status=$(sed -n 's/^status: //p' "$2")
+	echo "# $1: $kernel, preempt $preempt, $(jq -r '.kernel |
+		"cpumap GRO \(.cpumap_gro), NAPI netlink \(.napi_netlink), " +
+		"tracepoints \([.tracepoints[] | select(.)] | length) of \(.tracepoints | length)"' <<< "$status")"
+}
+
+# Kernel warnings are not test failures, but they are what a kernel run
+# is for: count them where they can be seen.
+report_kernel_log() {	# NAME CONSOLE
+	local n
+	n=$(grep -c -E 'WARNING:|BUG:|rcu.*(stall|detected)|soft lockup|hung_task|blocked for more than' "$2")
+	[ "$n" = 0 ] || echo "# $1: $n kernel warning lines in $2"
+}
+
+re_total='^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
+mkdir -p "$base"
+# Two runs at once would share the unpacked kernels and their outputs.
+exec 9>"$base/lock"
+flock -n 9 || die "another test-kernels run is using $base"
+
+# The guests run side by side: a test mostly keeps one CPU busy, so two
+# guests of two CPUs each fill a host of two CPUs much better than one.
+reports=()
+for deb in "${debs[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	reports+=("$(mktemp "$base/report.XXXXXX")")
+	if [ -r "$deb" ]; then
+		echo "# booting $deb"
+		boot "$deb" > "${reports[-1]}" 2>&1 &
+	else
+		printf 'not ok - %s: no such file\n%s: 0 passed, 1 failed, 0 skipped\n' "$deb" "$deb" > "${reports[-1]}"
+	fi
+done
+wait
+for r in "${reports[@]}"; do
+	cat "$r"
+	if [[ $(tail -n 1 "$r") =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		passed=$((passed + BASH_REMATCH[1]))
+		failed=$((failed + BASH_REMATCH[2]))
+		skipped=$((skipped + BASH_REMATCH[3]))
+	else
+		echo "not ok - a boot left no result"
+		failed=$((failed + 1))
+	fi
+	rm -f "$r"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
