@@ -55,6 +55,8 @@ preempt_model() {
 	esac
 	if [ -r /sys/kernel/debug/sched/preempt ]; then
 		sed -n 's/.*(\([a-z]*\)).*/\1 (dynamic)/p' /sys/kernel/debug/sched/preempt
+	elif [[ $v == *PREEMPT_DYNAMIC* ]]; then
+		echo "dynamic (mode unreadable)"
 	elif [[ $v == *PREEMPT* ]]; then
 		echo full
 	else
