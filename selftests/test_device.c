@@ -33,10 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include "device.h"
-#include "kernel_features.h"
+#include "napi_netlink.h"
 #include "test_util.h"
 
 static char netns[32], twin[IFNAMSIZ];
@@ -188,14 +187,22 @@ static void capture_end(struct capture *c)
 		printf("#   stderr: %s", c->text);
 }
 
-static bool kernel_at_least(int want_major, int want_minor)
+/* Whether netlink can set NAPI attribute ATTR here: NAPI_SET exists and
+ * the twin's NAPI instances (it has GRO on) report the attribute, as
+ * device.c itself decides.
+ */
+static bool netlink_sets(int attr)
 {
-	int major = 0, minor = 0;
-	struct utsname u;
+	struct napi_list l = { 0 };
+	struct napi_nl nl;
+	bool yes;
 
-	uname(&u);
-	sscanf(u.release, "%d.%d", &major, &minor);
-	return major > want_major || (major == want_major && minor >= want_minor);
+	napi_nl_init(&nl);
+	yes = !napi_nl_open(&nl) && !napi_nl_dump(&nl, if_nametoindex(twin), &l) && l.n &&
+	      (l.v[0].have & (1u << attr));
+	free(l.v);
+	napi_nl_close(&nl);
+	return yes;
 }
 
 /* What `ip netns exec` does: a sysfs that shows the current namespace,
@@ -211,11 +218,11 @@ static int own_sysfs(void)
 /* -1 while the host's /sys is mounted, else 0 or why mounting our own failed. */
 static int own_sysfs_err = -1;
 
-/* Without their own sysfs the NAPI settings need netlink NAPI_SET (6.13),
- * and per-NAPI threaded (6.17). Once the sysfs pass has begun they would
- * go through sysfs instead: a netlink test listed after it fails.
+/* Without their own sysfs the NAPI settings need netlink NAPI_SET, and
+ * per-NAPI threaded a newer kernel still. Once the sysfs pass has begun
+ * they would not go through netlink at all, so the order is checked.
  */
-#define NEED_NETLINK(major, minor)                                              \
+#define NEED_NETLINK(attr)                                                      \
 	do {                                                                    \
 		if (own_sysfs_err >= 0) {                                       \
 			printf("#   listed after the sysfs tests: the NAPI settings " \
@@ -223,8 +230,8 @@ static int own_sysfs_err = -1;
 			tu_failures++;                                          \
 			return;                                                 \
 		}                                                               \
-		if (!kernel_at_least(major, minor))                             \
-			SKIP("netlink NAPI settings need kernel " #major "." #minor); \
+		if (!netlink_sets(attr))                                        \
+			SKIP("the kernel's netdev netlink cannot set " #attr);  \
 	} while (0)
 
 /* The first sysfs test mounts the namespace's own sysfs; if that fails,
@@ -302,13 +309,6 @@ static void test_bad_value_changes_nothing(void)
 	ASSERT_EQ(read_dev(p.a).gro_flush_timeout, 0, "gro_flush_timeout untouched");
 	ASSERT_EQ(saved.mask, 0, "nothing saved");
 	pair_del(&p);
-}
-
-static void test_cpumap_gro_probe(void)
-{
-	if (!kernel_at_least(6, 15))
-		SKIP("the cpumap does GRO only since 6.15");
-	ASSERT_TRUE(kernel_cpumap_does_gro(), "cpumap GRO on this kernel");
 }
 
 static void test_is_veth(void)
@@ -459,8 +459,10 @@ static void threaded_without_napi_is_explained(void)
 	pair_del(&p);
 }
 
-/* gro_flush_timeout changes, then the kernel refuses the defer count. */
-static void failed_apply_restores_gro_flush_timeout(void)
+/* A count the kernel cannot keep is refused before gro_flush_timeout,
+ * listed first, is written.
+ */
+static void defer_above_int_refused_before_any_write(void)
 {
 	struct device_settings want = { .mask = DEV_GRO_FLUSH_TIMEOUT | DEV_DEFER_HARD_IRQS,
 					.gro_flush_timeout = 5000,
@@ -475,10 +477,12 @@ static void failed_apply_restores_gro_flush_timeout(void)
 	capture_start(&c);
 	err = device_apply(p.a, &want, &saved);
 	capture_end(&c);
-	ASSERT_EQ(err, -ERANGE, "a defer count above S32_MAX");
+	ASSERT_EQ(err, -ERANGE, "a defer count above INT32_MAX");
 	ASSERT_EQ(c.lines, 1, "stderr lines");
+	ASSERT_TRUE(strstr(c.text, "2147483648") && strstr(c.text, p.a),
+		    "the message names the value and the device");
 	cur = read_dev(p.a);
-	ASSERT_EQ(cur.gro_flush_timeout, 0, "gro_flush_timeout back");
+	ASSERT_EQ(cur.gro_flush_timeout, 0, "gro_flush_timeout never written");
 	ASSERT_EQ(cur.defer_hard_irqs, 0, "napi_defer_hard_irqs untouched");
 	ASSERT_EQ(saved.mask, 0, "saved left as it was");
 	pair_del(&p);
@@ -548,7 +552,7 @@ out:
 
 static void test_repeated_apply_keeps_original_netlink(void)
 {
-	NEED_NETLINK(6, 13);
+	NEED_NETLINK(ND_A_NAPI_DEFER_HARD_IRQS);
 	repeated_apply_keeps_original();
 }
 
@@ -560,7 +564,7 @@ static void test_repeated_apply_keeps_original_sysfs(void)
 
 static void test_napi_settings_round_trip_netlink(void)
 {
-	NEED_NETLINK(6, 13);
+	NEED_NETLINK(ND_A_NAPI_DEFER_HARD_IRQS);
 	napi_settings_round_trip(false);
 }
 
@@ -572,7 +576,7 @@ static void test_napi_settings_round_trip_sysfs(void)
 
 static void test_threaded_napi_round_trip_netlink(void)
 {
-	NEED_NETLINK(6, 17);
+	NEED_NETLINK(ND_A_NAPI_THREADED);
 	threaded_napi_round_trip();
 }
 
@@ -584,7 +588,7 @@ static void test_threaded_napi_round_trip_sysfs(void)
 
 static void test_threaded_without_napi_is_explained_netlink(void)
 {
-	NEED_NETLINK(6, 13);
+	NEED_NETLINK(ND_A_NAPI_DEFER_HARD_IRQS);
 	threaded_without_napi_is_explained();
 }
 
@@ -594,21 +598,21 @@ static void test_threaded_without_napi_is_explained_sysfs(void)
 	threaded_without_napi_is_explained();
 }
 
-static void test_failed_apply_restores_gro_flush_timeout_netlink(void)
+static void test_defer_above_int_refused_before_any_write_netlink(void)
 {
-	NEED_NETLINK(6, 13);
-	failed_apply_restores_gro_flush_timeout();
+	NEED_NETLINK(ND_A_NAPI_DEFER_HARD_IRQS);
+	defer_above_int_refused_before_any_write();
 }
 
-static void test_failed_apply_restores_gro_flush_timeout_sysfs(void)
+static void test_defer_above_int_refused_before_any_write_sysfs(void)
 {
 	NEED_OWN_SYSFS();
-	failed_apply_restores_gro_flush_timeout();
+	defer_above_int_refused_before_any_write();
 }
 
 static void test_failed_apply_restores_gro_netlink(void)
 {
-	NEED_NETLINK(6, 17);
+	NEED_NETLINK(ND_A_NAPI_THREADED);
 	failed_apply_restores_gro();
 }
 
@@ -620,7 +624,7 @@ static void test_failed_apply_restores_gro_sysfs(void)
 
 static void test_restore_threaded_after_napi_gone_netlink(void)
 {
-	NEED_NETLINK(6, 17);
+	NEED_NETLINK(ND_A_NAPI_THREADED);
 	restore_threaded_after_napi_gone(false);
 }
 
@@ -665,7 +669,7 @@ static void test_other_namespace_sysfs_untouched_netlink(void)
 					.gro_flush_timeout = 7000 };
 	struct device_settings saved = { 0 };
 
-	NEED_NETLINK(6, 13);
+	NEED_NETLINK(ND_A_NAPI_DEFER_HARD_IRQS);
 	if (sysfs_value(twin, "ifindex") != (long long)if_nametoindex(twin))
 		SKIP("the host twin does not share the ifindex");
 	ASSERT_EQ(device_apply(twin, &want, &saved), 0, "apply inside the namespace");
@@ -695,7 +699,6 @@ static int enter_netns(void)
 static const struct tu_test tests[] = {
 	TU_TEST(test_bad_interface_is_one_error_line),
 	TU_TEST(test_bad_value_changes_nothing),
-	TU_TEST(test_cpumap_gro_probe),
 	TU_TEST(test_is_veth),
 	TU_TEST(test_tx_csum_off_and_on),
 	TU_TEST(test_gro_off_then_restore),
@@ -705,7 +708,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_napi_settings_round_trip_netlink),
 	TU_TEST(test_threaded_napi_round_trip_netlink),
 	TU_TEST(test_threaded_without_napi_is_explained_netlink),
-	TU_TEST(test_failed_apply_restores_gro_flush_timeout_netlink),
+	TU_TEST(test_defer_above_int_refused_before_any_write_netlink),
 	TU_TEST(test_failed_apply_restores_gro_netlink),
 	TU_TEST(test_restore_threaded_after_napi_gone_netlink),
 
@@ -713,7 +716,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_napi_settings_round_trip_sysfs),
 	TU_TEST(test_threaded_napi_round_trip_sysfs),
 	TU_TEST(test_threaded_without_napi_is_explained_sysfs),
-	TU_TEST(test_failed_apply_restores_gro_flush_timeout_sysfs),
+	TU_TEST(test_defer_above_int_refused_before_any_write_sysfs),
 	TU_TEST(test_failed_apply_restores_gro_sysfs),
 	TU_TEST(test_failed_threaded_restores_gro_flush_timeout_sysfs),
 	TU_TEST(test_restore_threaded_after_napi_gone_sysfs),

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,15 @@ static int check_want(struct dev_ctx *c, const struct device_settings *want)
 	if ((want->mask & DEV_GRO) && want->gro > 1) {
 		log_err("cannot change GRO on %s: %u is not 0 or 1", c->shown, want->gro);
 		return -EINVAL;
+	}
+	/* The kernel keeps the count in an int: 6.1 takes 2147483648 and
+	 * reads back -2147483648, later kernels refuse it with ERANGE once
+	 * other settings may have changed. Refuse it before any write.
+	 */
+	if ((want->mask & DEV_DEFER_HARD_IRQS) && want->defer_hard_irqs > INT32_MAX) {
+		log_err("cannot change napi_defer_hard_irqs on %s: %u is above %d, the largest the kernel keeps",
+			c->shown, want->defer_hard_irqs, INT32_MAX);
+		return -ERANGE;
 	}
 	if ((want->mask & DEV_THREADED_NAPI) && want->threaded > 1) {
 		log_err("cannot change threaded NAPI on %s: %u is not 0 or 1", c->shown,
