@@ -94,6 +94,22 @@ read_counters() {	# FILE
 	"$TOOLS/steer_maps" counters "$PINS" >"$1"
 }
 
+# Waits until the instance on vethB has counted N frames more than FROM,
+# at most 60 s, and prints the count it reached. A test's step waits for
+# traffic to have arrived, not for a time: guests under emulation run ten
+# times slower than the host.
+wait_counted() {	# FROM N
+	local c=0
+
+	for _ in $(seq 600); do
+		c=$("$TOOLS/steer_maps" counters "$PINS" | awk '$1 == "rx_packets" { print $2 }')
+		[ "${c:-0}" -ge $(($1 + $2)) ] && break
+		sleep 0.1
+	done
+	echo "${c:-0}"
+	[ "${c:-0}" -ge $(($1 + $2)) ]
+}
+
 # An SNMP counter of B's network namespace (nstat -a: absolute).
 nstat_b() {	# NAME
 	in_b nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'

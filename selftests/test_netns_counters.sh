@@ -24,7 +24,7 @@ out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1) || t_abort "cpusteer load fai
 
 rx=$NETNS_TMP/recv
 # shellcheck disable=SC2086
-bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --expect $K --idle 2000 --max 10000 >"$rx"
+bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --expect $K --max 10000 >"$rx"
 wait_ready "$rx" || t_fail "the receiver in B did not start"
 # shellcheck disable=SC2086
 sent=$(in_a "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --count $ROUNDS)

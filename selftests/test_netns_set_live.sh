@@ -9,10 +9,12 @@
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
 #   (no IPv6: nothing else leaves A)      cpusteer load --cpus 0-1 --key KEY1
-#   udp_flows send: 64 flows, ~3 s        set --cpus 0
-#   then 3 datagrams per flow             set --cpus 0-1 --key KEY2
-#                                         udp_flows recv, 64 sockets
+#   udp_flows send: 64 flows, until       set --cpus 0
+#   500 frames came after the last set    set --cpus 0-1 --key KEY2
+#   then 3 datagrams per flow             udp_flows recv, 64 sockets
 #
+# Each step waits for 500 more frames counted by the program, not for a
+# time, so the changes fall inside the traffic on any machine's speed.
 # The table after "0-1 -> 0 -> 0-1" is not the table of a fresh load
 # (set moves as few buckets as it can), so the CPU comes from the live
 # table, not from classify's own.
@@ -46,25 +48,31 @@ drops_before=$(counted_drops)
 prog_before=$(xdp_prog_id)
 rx=$NETNS_TMP/recv
 # shellcheck disable=SC2086
-bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --idle 1500 --max 60000 >"$rx"
+bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --max 120000 >"$rx"
 receiver=$BG_PID
 wait_ready "$rx" || t_fail "the receiver in B did not start"
 # cpusteer stats sees the drops only tracepoints count: a full cpumap
 # queue, an skb the cpumap kthread could not allocate.
 bg_b "$CPUSTEER" stats "$VB" --json --interval 1 >"$NETNS_TMP/stats" 2>"$NETNS_TMP/stats.err"
 stats=$BG_PID
+read_counters "$NETNS_TMP/c0"
+n=$(field "$NETNS_TMP/c0" rx_packets)
 # shellcheck disable=SC2086
-bg_a "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --seconds 3 --gap 100 >"$NETNS_TMP/send1"
+bg_a "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --seconds 100 --gap 100 >"$NETNS_TMP/send1"
 sender=$BG_PID
-sleep 0.7
+n=$(wait_counted "$n" 500) || t_fail "the sender's first 500 frames did not arrive"
 out=$(cs set "$VB" --cpus 0 2>&1) || t_fail "set --cpus 0 failed: $out"
-sleep 0.8
+n=$(wait_counted "$n" 500) || t_fail "500 frames did not arrive after set --cpus 0"
 out=$(cs set "$VB" --cpus 0-1 --key "$KEY2" 2>&1) || t_fail "set --cpus 0-1 --key KEY2 failed: $out"
+wait_counted "$n" 500 >/dev/null || t_fail "500 frames did not arrive after the second set"
+kill -TERM "$sender"
 wait "$sender"
 # One more round per flow, all sent after both changes: the CPU each flow
 # reports is where the final configuration put it.
 # shellcheck disable=SC2086
 in_a "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --count 3 >"$NETNS_TMP/send2"
+# Every datagram is sent: what is still on its way drains before the end.
+kill -USR1 "$receiver"
 wait "$receiver"
 sleep 1
 kill "$stats" 2>/dev/null

@@ -67,7 +67,7 @@ stats_during_traffic() {	# FILE
 	# which would make the connected sender's next send fail.
 	# shellcheck disable=SC2086
 	bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --expect $SENT \
-		--idle 1000 --max 8000 >"$rx"
+		--max 8000 >"$rx"
 	if ! wait_ready "$rx" || ! wait_lines "$all" 1; then
 		t_fail "the receiver or stats did not start"
 		return 1

@@ -7,8 +7,10 @@
  *       binds DST:dport+i and connects to SRC:sport+i (the kernel records
  *       SO_INCOMING_CPU only on connected UDP sockets); prints "ready" once
  *       every socket is bound, then receives until --expect datagrams came,
- *       nothing came for --idle ms after the first, --max ms passed, or
- *       SIGTERM/SIGINT. Prints per flow the datagrams received and the
+ *       --max ms passed, SIGTERM/SIGINT, or, once SIGUSR1 said every sender
+ *       is done, nothing came for --idle ms (default 1000). Idle time is not
+ *       counted before SIGUSR1: on a slow machine a sender may start late
+ *       or pause. Prints per flow the datagrams received and the
  *       SO_INCOMING_CPU of the last one (-1 when none came).
  *   udp_flows send FLOWS [--count N | --seconds S] [--gap US]
  *       binds SRC:sport+i, connects to DST:dport+i and sends rounds of one
@@ -50,12 +52,18 @@ struct opts {
 	long idle_ms, max_ms, expect, count, seconds, gap_us;
 };
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, senders_done;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static void on_senders_done(int sig)
+{
+	(void)sig;
+	senders_done = 1;
 }
 
 static void die(const char *what)
@@ -198,7 +206,7 @@ static int do_recv(const struct opts *o)
 	static long received[MAX_FLOWS];
 	static int cpu[MAX_FLOWS];
 	const struct flows *f = &o->f;
-	long total = 0, start, last = 0;
+	long total = 0, start, last = 0, done_at = 0;
 	char buf[2048];
 	unsigned int i;
 
@@ -209,6 +217,7 @@ static int do_recv(const struct opts *o)
 	}
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	signal(SIGUSR1, on_senders_done);
 	printf("ready\n");
 	fflush(stdout);
 	start = now_ms();
@@ -218,7 +227,10 @@ static int do_recv(const struct opts *o)
 
 		if (o->expect && total >= o->expect)
 			break;
-		if (t - start >= o->max_ms || (total && t - last >= o->idle_ms))
+		if (senders_done && !done_at)
+			done_at = t;
+		if (t - start >= o->max_ms ||
+		    (done_at && t - (last > done_at ? last : done_at) >= o->idle_ms))
 			break;
 		n = poll(pfd, f->n, 50);
 		if (n < 0 && errno != EINTR)
