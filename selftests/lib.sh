@@ -206,6 +206,25 @@ t_tmpdir() {
 	t_on_exit 'rm -rf "$T_TMP"'
 }
 
+# What the kernel's netdev generic netlink family offers for NAPI, as
+# genl lists its commands by number (NAPI_GET is 11, NAPI_SET 14): none,
+# get or set; empty when genl (iproute2) is missing. Asked of the kernel
+# through another tool, not of cpusteer, whose own probe is under test.
+genl_napi_netlink() {
+	local ops
+
+	command -v genl >/dev/null || return 0
+	ops=$(genl ctrl get name netdev 2>/dev/null |
+		sed -n '/commands supported/,/multicast groups/s/.*ID-\(0x[0-9a-f]*\).*/\1/p')
+	if grep -qx 0xe <<<"$ops"; then
+		echo set
+	elif grep -qx 0xb <<<"$ops"; then
+		echo get
+	else
+		echo none
+	fi
+}
+
 # shellcheck disable=SC2317 # run by the EXIT trap
 _t_exit_trap() {
 	local rc=$? i

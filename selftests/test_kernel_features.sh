@@ -38,17 +38,11 @@ tracepoints_as_btf_says() {
 	done
 }
 
-# The netdev family's commands by number: NAPI_GET is 11, NAPI_SET 14.
 napi_netlink_as_genl_says() {
-	local ops want=none
+	local want
 
-	command -v genl >/dev/null || { t_skip "no genl (iproute2) to ask"; return; }
-	ops=$(genl ctrl get name netdev 2>/dev/null |
-		sed -n '/commands supported/,/multicast groups/s/.*ID-\(0x[0-9a-f]*\).*/\1/p')
-	if grep -qx 0xb <<< "$ops"; then
-		want=get
-		grep -qx 0xe <<< "$ops" && want=set
-	fi
+	want=$(genl_napi_netlink)
+	[ -n "$want" ] || { t_skip "no genl (iproute2) to ask"; return; }
 	t_eq "napi_netlink" "$want" "$(status_says .napi_netlink)"
 }
 
