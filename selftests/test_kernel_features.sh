@@ -16,8 +16,11 @@ status_says() {	# JQ_PATH
 	jq -r ".kernel$1" "$features"
 }
 
+# Dumped once: each dump takes seconds on an emulated guest.
 btf_dump() {
-	bpftool btf dump file /sys/kernel/btf/vmlinux format raw
+	[ -s "$T_TMP/btf" ] ||
+		bpftool btf dump file /sys/kernel/btf/vmlinux format raw >"$T_TMP/btf"
+	cat "$T_TMP/btf"
 }
 
 cpumap_gro_as_btf_says() {
