@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include "device.h"
 #include "napi_netlink.h"
+#include "net_sysfs.h"
 #include "test_util.h"
 
 static char netns[32], twin[IFNAMSIZ];
@@ -679,6 +680,46 @@ static void test_other_namespace_sysfs_untouched_netlink(void)
 	ASSERT_EQ(read_dev(twin).gro_flush_timeout, 0, "after restore");
 }
 
+/* What the device knobs fall back to when /sys shows another namespace
+ * and the kernel lacks NAPI_SET: a sysfs mounted, detached, for this
+ * namespace. Run here, with the host's /sys, where it must see the
+ * namespace's devices that /sys does not show, and write the namespace's
+ * twin rather than the host's.
+ */
+static void test_own_namespace_sysfs_mount(void)
+{
+	__u64 v = 0;
+	struct pair p;
+	int root;
+
+	if (own_sysfs_err >= 0) {
+		printf("#   listed after the sysfs tests: /sys shows this namespace\n");
+		tu_failures++;
+		return;
+	}
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	ASSERT_EQ(net_sysfs_read_u64(NET_SYSFS_SYS, p.a, "ifindex", &v), -ENOENT,
+		  "the host's /sys does not show the namespace's pair");
+	root = net_sysfs_mount_own();
+	ASSERT_TRUE(root >= 0, "detached sysfs mounted");
+	ASSERT_EQ(net_sysfs_read_u64(root, p.a, "ifindex", &v), 0, "ifindex read");
+	ASSERT_EQ(v, if_nametoindex(p.a), "ifindex of the namespace's device");
+	ASSERT_EQ(net_sysfs_write_u64(root, p.a, "threaded", 1), 0, "threaded on");
+	ASSERT_TRUE(napi_kthread_exists(p.a), "NAPI kthread started");
+	ASSERT_EQ(net_sysfs_read_u64(root, p.a, "threaded", &v), 0, "threaded read");
+	ASSERT_EQ(v, 1, "threaded");
+	ASSERT_EQ(net_sysfs_write_u64(root, p.a, "threaded", 0), 0, "threaded off");
+	ASSERT_EQ(net_sysfs_write_u64(root, twin, "gro_flush_timeout", 9000), 0,
+		  "write the namespace's twin");
+	ASSERT_EQ(net_sysfs_read_u64(root, twin, "gro_flush_timeout", &v), 0, "read it back");
+	ASSERT_EQ(v, 9000, "the namespace's twin changed");
+	ASSERT_EQ(sysfs_value(twin, "gro_flush_timeout"), 0, "the host twin did not");
+	ASSERT_EQ(net_sysfs_write_u64(root, twin, "gro_flush_timeout", 0), 0, "put back");
+	close(root);
+	pair_del(&p);
+}
+
 /* ---- setup, the two passes, teardown ---------------------------------- */
 
 static int enter_netns(void)
@@ -703,6 +744,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_tx_csum_off_and_on),
 	TU_TEST(test_gro_off_then_restore),
 
+	TU_TEST(test_own_namespace_sysfs_mount),
 	TU_TEST(test_other_namespace_sysfs_untouched_netlink),
 	TU_TEST(test_repeated_apply_keeps_original_netlink),
 	TU_TEST(test_napi_settings_round_trip_netlink),

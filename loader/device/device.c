@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/ethtool.h>
 #include "device.h"
 #include "ethtool.h"
@@ -26,7 +27,8 @@ struct dev_ctx {
 	int ifindex;
 	struct ethtool_dev eth;
 	struct napi_nl nl;	/* opened only when sysfs will not do */
-	bool sysfs_ours;	/* /sys/class/net/IFACE is this device */
+	int sysfs_root;		/* /sys, or a sysfs mounted for our namespace */
+	bool sysfs_ours;	/* class/net/IFACE under sysfs_root is this device */
 	char why[256];		/* the cause, when strerror() says too little */
 };
 
@@ -126,10 +128,10 @@ static bool sysfs_shows_device(struct dev_ctx *c)
 	char buf[64];
 	__u64 ifindex;
 
-	if (net_sysfs_read_u64(c->ifname, "ifindex", &ifindex) ||
+	if (net_sysfs_read_u64(c->sysfs_root, c->ifname, "ifindex", &ifindex) ||
 	    ifindex != (__u64)c->ifindex)
 		return false;
-	if (net_sysfs_read(c->ifname, "address", buf, sizeof(buf)) ||
+	if (net_sysfs_read(c->sysfs_root, c->ifname, "address", buf, sizeof(buf)) ||
 	    sscanf(buf, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1], &mac[2],
 		   &mac[3], &mac[4], &mac[5]) != 6 || !memcmp(mac, zero, 6))
 		return false;
@@ -140,7 +142,30 @@ static bool sysfs_shows_device(struct dev_ctx *c)
 
 static bool sysfs_usable(const struct dev_ctx *c, const struct knob *k)
 {
-	return c->sysfs_ours && net_sysfs_writable(c->ifname, k->file);
+	return c->sysfs_ours && net_sysfs_writable(c->sysfs_root, c->ifname, k->file);
+}
+
+/* When /sys shows another namespace and the kernel lacks the netdev
+ * netlink NAPI commands (Debian 12's 6.1, say), a sysfs mounted by this
+ * process shows its own namespace. Only then: a kernel with NAPI_SET gets
+ * the netlink path, as device.h describes.
+ */
+static void sysfs_of_own_namespace(struct dev_ctx *c)
+{
+	int root;
+
+	if (c->sysfs_ours || !napi_nl_open(&c->nl))
+		return;
+	root = net_sysfs_mount_own();
+	if (root < 0) {
+		log_debug("cannot mount a sysfs for %s's namespace: %s", c->shown,
+			  strerror(-root));
+		return;
+	}
+	c->sysfs_root = root;
+	c->sysfs_ours = sysfs_shows_device(c);
+	log_debug("%s: NAPI settings via a sysfs of this namespace%s", c->shown,
+		  c->sysfs_ours ? "" : ", which does not show it either");
 }
 
 /* ---- per NAPI, over netlink ------------------------------------------- */
@@ -161,9 +186,9 @@ static int napi_dump_for(struct dev_ctx *c, const struct knob *k, struct napi_li
 	int err = napi_nl_open(&c->nl);
 
 	if (err && !c->sysfs_ours)
-		set_why(c, "/sys/class/net does not show this network namespace's device "
-			   "(a sysfs mounted inside that namespace would) and the kernel "
-			   "lacks the netdev netlink NAPI commands");
+		set_why(c, "/sys/class/net does not show this network namespace's device, "
+			   "a sysfs for this namespace could not be mounted, and the "
+			   "kernel lacks the netdev netlink NAPI commands");
 	else if (err)
 		set_why(c, "its sysfs file is not writable and the kernel lacks the "
 			   "netdev netlink NAPI commands");
@@ -225,7 +250,7 @@ static int knob_read(struct dev_ctx *c, const struct knob *k, __u64 *val)
 		return err;
 	}
 	if (sysfs_usable(c, k))
-		return net_sysfs_read_u64(c->ifname, k->file, val);
+		return net_sysfs_read_u64(c->sysfs_root, c->ifname, k->file, val);
 	return napi_knob_read(c, k, val);
 }
 
@@ -240,7 +265,7 @@ static int knob_write(struct dev_ctx *c, const struct knob *k, __u64 val)
 		log_debug("%s on %s: via netlink, per NAPI", k->label, c->shown);
 		return napi_knob_write(c, k, val);
 	}
-	err = net_sysfs_write_u64(c->ifname, k->file, val);
+	err = net_sysfs_write_u64(c->sysfs_root, c->ifname, k->file, val);
 	/* The kernel refuses threaded NAPI on a device with no instances. */
 	if (err == -EOPNOTSUPP && k->bit == DEV_THREADED_NAPI)
 		set_why(c, NO_NAPI_WHY);
@@ -268,6 +293,7 @@ static int ctx_open(struct dev_ctx *c, const char *ifname, bool quiet)
 	log_printable(ifname, c->shown, sizeof(c->shown));
 	ethtool_dev_init(&c->eth, ifname);
 	napi_nl_init(&c->nl);
+	c->sysfs_root = NET_SYSFS_SYS;
 	c->ifindex = if_nametoindex(ifname);
 	if (!c->ifindex) {
 		if (!quiet)
@@ -275,6 +301,7 @@ static int ctx_open(struct dev_ctx *c, const char *ifname, bool quiet)
 		return -ENODEV;
 	}
 	c->sysfs_ours = sysfs_shows_device(c);
+	sysfs_of_own_namespace(c);
 	return 0;
 }
 
@@ -282,6 +309,8 @@ static void ctx_close(struct dev_ctx *c)
 {
 	ethtool_dev_close(&c->eth);
 	napi_nl_close(&c->nl);
+	if (c->sysfs_root != NET_SYSFS_SYS)
+		close(c->sysfs_root);
 }
 
 int device_read(const char *ifname, struct device_settings *cur)

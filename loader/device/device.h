@@ -21,6 +21,9 @@
  *   same name) or the sysfs file is not writable. Then the values are
  *   read from the device's first NAPI instance and written to all of them,
  *   and only existing instances carry them.
+ * - A kernel without NAPI_SET (before 6.13), when /sys shows another
+ *   namespace: the device-wide files of a sysfs that this process mounts
+ *   for its own namespace, detached (attached nowhere, gone when closed).
  */
 #ifndef CPUSTEER_DEVICE_H
 #define CPUSTEER_DEVICE_H
