@@ -11,20 +11,40 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double median(const double *v, size_t n)
+/* A sorted copy of v, for the caller to free; NULL when out of memory. */
+static double *sorted_copy(const double *v, size_t n)
 {
-	double *copy, m;
+	double *copy = malloc(n * sizeof(*copy));
 
-	if (!n)
-		return NAN;
-	copy = malloc(n * sizeof(*copy));
 	if (!copy)
-		return NAN;
+		return NULL;
 	memcpy(copy, v, n * sizeof(*copy));
 	qsort(copy, n, sizeof(*copy), cmp_double);
-	m = n % 2 ? copy[n / 2] : (copy[n / 2 - 1] + copy[n / 2]) / 2;
-	free(copy);
+	return copy;
+}
+
+double median(const double *v, size_t n)
+{
+	double *s, m;
+
+	if (!n || !(s = sorted_copy(v, n)))
+		return NAN;
+	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
 	return m;
+}
+
+double percentile(const double *v, size_t n, double p)
+{
+	size_t rank;
+	double *s, x;
+
+	if (!n || !(p >= 0 && p <= 100) || !(s = sorted_copy(v, n)))
+		return NAN;
+	rank = (size_t)ceil(p / 100 * n);
+	x = s[rank ? rank - 1 : 0];
+	free(s);
+	return x;
 }
 
 double jain_index(const double *x, size_t n)
