@@ -28,15 +28,39 @@ static bool has_tag(const char *msg, const char *tag)
 	return false;
 }
 
-/* The kernel's own words: "rcu: INFO: rcu_sched self-detected stall",
- * "... detected stalls on CPUs/tasks", "WARNING: CPU: 1 PID: ...",
- * "BUG: soft lockup", "kernel BUG at ...". A looser match catches the
- * boot command line (rcupdate.rcu_cpu_stall_...) and DEBUGCTL.
- */
-static bool alarming(const char *msg)
+static const char *const kind_names[KL_KINDS] = {
+	[KL_RCU_STALL] = "rcu_stall",
+	[KL_SOFT_LOCKUP] = "soft_lockup",
+	[KL_HUNG_TASK] = "hung_task",
+	[KL_WARNING] = "warning",
+	[KL_BUG] = "bug",
+};
+
+const char *kernel_log_kind_name(enum kernel_log_kind k)
 {
-	return (strstr(msg, "rcu") && strstr(msg, "detected stall")) ||
-	       has_tag(msg, "WARNING:") || has_tag(msg, "BUG:") || strstr(msg, "kernel BUG at");
+	return k < KL_KINDS ? kind_names[k] : "unknown";
+}
+
+/* The kernel's own words: "rcu: INFO: rcu_sched self-detected stall",
+ * "... detected stalls on CPUs/tasks", "BUG: soft lockup - CPU#0 stuck",
+ * "INFO: task ... blocked for more than N seconds", "WARNING: CPU: 1
+ * PID: ...", "kernel BUG at ...". A looser match catches the boot
+ * command line (rcupdate.rcu_cpu_stall_..., softlockup_panic=) and
+ * DEBUGCTL.
+ */
+int kernel_log_classify(const char *msg)
+{
+	if (strstr(msg, "rcu") && strstr(msg, "detected stall"))
+		return KL_RCU_STALL;
+	if (has_tag(msg, "BUG:") && strstr(msg, "soft lockup"))
+		return KL_SOFT_LOCKUP;
+	if (strstr(msg, "INFO: task ") && strstr(msg, " blocked for more than "))
+		return KL_HUNG_TASK;
+	if (has_tag(msg, "WARNING:"))
+		return KL_WARNING;
+	if (has_tag(msg, "BUG:") || strstr(msg, "kernel BUG at"))
+		return KL_BUG;
+	return -1;
 }
 
 /* Each read returns one record, "prio,seq,usec,flags;text\n"; EPIPE
@@ -46,6 +70,7 @@ void kernel_log_scan(int fd, struct kernel_log_alarms *a)
 {
 	char rec[2048], *text, *nl;
 	ssize_t n;
+	int kind;
 
 	a->readable = fd >= 0;
 	if (fd < 0)
@@ -62,8 +87,10 @@ void kernel_log_scan(int fd, struct kernel_log_alarms *a)
 		nl = strchr(text, '\n');
 		if (nl)
 			*nl = '\0';
-		if (!alarming(text))
+		kind = kernel_log_classify(text);
+		if (kind < 0)
 			continue;
+		a->by_kind[kind]++;
 		if (a->matches < KERNEL_LOG_KEEP)
 			snprintf(a->first[a->matches], sizeof(a->first[0]), "%.199s", text);
 		a->matches++;
