@@ -11,33 +11,9 @@
 # and after SIGINT in the middle of one.
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_bench.sh"
 
 t_tmpdir
-
-# Names the run with pid $1 would have left behind, one per line.
-leftovers() {	# PID
-	ip netns list | awk '{ print $1 }' | grep -x "csb$1"
-	ip -o link show | grep -o "csbA$1[@:]"
-	ls -d /sys/fs/bpf/cpusteer/ns*/csbB"$1" 2>/dev/null
-}
-
-expect_clean() {	# PID WHAT
-	local left
-
-	left=$(leftovers "$1" | tr '\n' ' ')
-	[ -z "$left" ] || t_fail "$2 left behind: $left"
-}
-
-# Starts CMD in the background and records its pid (the test bed's
-# names contain it), its output and its exit status.
-run_bg() {	# OUT CMD...
-	local out=$1
-
-	shift
-	"$@" >"$out" 2>&1 &
-	BG_PID=$!
-}
 
 BENCH_JSON=$T_TMP/bench.json
 BENCH_OUT=$T_TMP/bench.out

@@ -69,7 +69,7 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 			if (!strcmp(name, bench_scenario_name(sc)))
 				break;
 		if (sc == SC_EXTERNAL) {
-			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps or tcp",
+			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp or threaded-napi",
 				name);
 			return -EINVAL;
 		}
@@ -81,6 +81,12 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 static int opt_duration(void *opts, const char *arg)
 {
 	return parse_seconds("--duration", arg, 3600, &((struct bench_live_opts *)opts)->duration);
+}
+
+static int opt_flood_duration(void *opts, const char *arg)
+{
+	return parse_seconds("--flood-duration", arg, 3600,
+			     &((struct bench_live_opts *)opts)->flood_duration);
 }
 
 static int opt_runs(void *opts, const char *arg)
@@ -113,11 +119,13 @@ static int opt_dev(void *opts, const char *arg)
 
 static const struct cli_option live_options[] = {
 	CLI_OPTION("duration", "S", opt_duration, "seconds per case and run", "5"),
+	CLI_OPTION("flood-duration", "S", opt_flood_duration,
+	  "seconds of each threaded-napi flood", "60"),
 	CLI_OPTION("runs", "N", opt_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3"),
 	CLI_OPTION("flows", "N", opt_flows, "flows of the multi-flow cases", "1000"),
 	CLI_OPTION("scenario", "NAME", opt_scenario,
 	  "run only these; repeat the option or list them\n"
-	  "with commas", "all"),
+	  "with commas", "all but threaded-napi"),
 	CLI_OPTION("json", "FILE", opt_json,
 	  "write every figure to FILE and a bar chart to FILE\n"
 	  "with .svg in place of .json; nothing is written without", NULL),
@@ -141,6 +149,11 @@ const struct cli_command bench_command = {
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"
+		   "  threaded-napi   steering with threaded NAPI off, then on, each under one\n"
+		   "                  flood of --flood-duration while a loop times `ip link set\n"
+		   "                  mtu` (a change), the same MTU again (a netlink no-op) and\n"
+		   "                  `cpusteer set`; worst and p99 ms, drops, kernel log lines\n"
+		   "                  by kind. Long: runs only when named, once per side\n"
 		   "Each figure is the median of N runs and a ratio to its baseline in the\n"
 		   "same run: received Mpps or Gbit/s, frames sent/received/dropped, per-CPU\n"
 		   "redirected and kthread packets, cpumap queue-full drops, Jain index,\n"
@@ -159,6 +172,13 @@ int cmd_bench(int argc, char **argv)
 	if (err)
 		return cli_exit_status(err);
 	if (!o.scenarios)
-		o.scenarios = (1u << SC_EXTERNAL) - 1;
+		o.scenarios = BENCH_DEFAULT_SCENARIOS;
+	/* An option that would change nothing is a mistake worth saying. */
+	if (o.flood_duration && !(o.scenarios & (1u << SC_THREADED_NAPI))) {
+		log_err("bad --flood-duration: it applies to --scenario threaded-napi only");
+		return EXIT_USAGE;
+	}
+	if (!o.flood_duration)
+		o.flood_duration = 60;
 	return bench_live(&o);
 }

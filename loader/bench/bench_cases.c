@@ -15,6 +15,7 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_REMOTE_ACTIONS] = "remote-actions",
 	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
 	[SC_TCP] = "tcp",
+	[SC_THREADED_NAPI] = "threaded-napi",
 	[SC_EXTERNAL] = "external",
 };
 
@@ -27,6 +28,17 @@ static const char *const control_names[CONTROL_TIMINGS] = {
 	[CT_STATUS_FLOOD] = "status_flood",
 	[CT_UNLOAD_FLOOD] = "unload_flood",
 };
+
+static const char *const flood_op_names[FLOOD_OPS] = {
+	[FO_MTU_CHANGE] = "ip_link_set_mtu",
+	[FO_NETLINK_NOOP] = "netlink_noop",
+	[FO_CPUSTEER_SET] = "cpusteer_set",
+};
+
+const char *flood_op_name(enum flood_op op)
+{
+	return op < FLOOD_OPS ? flood_op_names[op] : "unknown";
+}
 
 const char *control_timing_name(enum control_timing t)
 {
@@ -63,6 +75,8 @@ static int add_case(struct bench_result *r, enum bench_scenario sc, const char *
 	c->remote = remote;
 	c->flows = flows;
 	c->gro = gro;
+	c->threaded = -1;
+	c->threaded_seen = -1;
 	c->tcp = tcp;
 	return r->ncases++;
 }
@@ -114,6 +128,23 @@ static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flo
 	}
 }
 
+/* One flood per side, whatever --runs says: a minute of each is long
+ * enough, and its figures are the loop's many timings, not a median.
+ */
+static void add_threaded_napi(struct bench_result *r, __u32 flows)
+{
+	int b;
+
+	b = add_case(r, SC_THREADED_NAPI, "threaded-off",
+		     "steering, threaded NAPI off, control plane in a loop", -1, RX_STEER, "drop",
+		     flows, -1, false);
+	r->cases[b].threaded = 0;
+	b = add_case(r, SC_THREADED_NAPI, "threaded-on",
+		     "steering, threaded NAPI on, control plane in a loop", b, RX_STEER, "drop",
+		     flows, -1, false);
+	r->cases[b].threaded = 1;
+}
+
 static int alloc_runs(struct bench_result *r)
 {
 	int i;
@@ -128,13 +159,15 @@ static int alloc_runs(struct bench_result *r)
 
 int bench_cases_build(struct bench_result *r, unsigned int scenarios)
 {
-	/* Room for every scenario's cases: 4 + 2 + 2 + 4. */
+	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2. */
 	r->cases = calloc(16, sizeof(*r->cases));
 	if (!r->cases)
 		return -ENOMEM;
 	if (scenarios & (1u << SC_STEERING_COST))
 		add_steering_cost(r, r->flows);
 	add_others(r, scenarios, r->flows);
+	if (scenarios & (1u << SC_THREADED_NAPI))
+		add_threaded_napi(r, r->flows);
 	return alloc_runs(r);
 }
 
@@ -151,10 +184,13 @@ int bench_cases_external(struct bench_result *r, const char *dev, bool steering)
 
 void bench_cases_free(struct bench_result *r)
 {
-	int i;
+	int i, op;
 
-	for (i = 0; i < r->ncases; i++)
+	for (i = 0; i < r->ncases; i++) {
 		free(r->cases[i].runs);
+		for (op = 0; op < FLOOD_OPS; op++)
+			free(r->cases[i].ops[op].ms);
+	}
 	free(r->cases);
 }
 

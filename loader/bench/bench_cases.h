@@ -38,14 +38,35 @@ struct control_timings {
 
 const char *control_timing_name(enum control_timing t);
 
+/* threaded-napi: what a loop does to the receiving device again and
+ * again while the flood runs, each timed as its own process.
+ */
+enum flood_op {
+	FO_MTU_CHANGE,		/* `ip link set DEV mtu X`, X alternating */
+	FO_NETLINK_NOOP,	/* the same with the current MTU: RTM_NEWLINK that changes nothing */
+	FO_CPUSTEER_SET,	/* `cpusteer set DEV --cpus`, alternating lists */
+	FLOOD_OPS
+};
+
+struct flood_timings {
+	double *ms;		/* grows as the loop goes */
+	unsigned int n, cap;
+};
+
+const char *flood_op_name(enum flood_op op);
+
 enum bench_scenario {
 	SC_STEERING_COST,
 	SC_REMOTE_ACTIONS,
 	SC_CPUMAP_VS_RPS,
 	SC_TCP,
+	SC_THREADED_NAPI,	/* long: only when asked for by name */
 	SC_EXTERNAL,		/* --dev: a real interface under outside traffic */
 	SC_COUNT
 };
+
+/* What runs without --scenario. */
+#define BENCH_DEFAULT_SCENARIOS ((1u << SC_THREADED_NAPI) - 1)
 
 const char *bench_scenario_name(enum bench_scenario sc);
 
@@ -67,11 +88,18 @@ struct bench_case {
 	const char *remote;		/* --remote of load, for RX_STEER/RX_NOTOUCH */
 	__u32 flows;
 	int gro;			/* -1 leave alone, 0 off, 1 on */
+	int threaded;			/* threaded NAPI: -1 leave alone, 0 off, 1 on */
 	bool tcp;			/* iperf3 instead of the generator */
 	struct bench_figures *runs;	/* [result.runs] */
 	unsigned int nruns;
 	struct bench_figures med;	/* medians of the runs */
 	struct bench_figures ratio;	/* medians of run-by-run ratios to the baseline */
+	/* threaded-napi only: one flood of flood_duration, the control
+	 * loop's timings and what the kernel logged meanwhile.
+	 */
+	struct flood_timings ops[FLOOD_OPS];
+	struct kernel_log_alarms kmsg;
+	int threaded_seen;		/* read back after the load; -1 unknown */
 };
 
 struct bench_result {
@@ -81,6 +109,7 @@ struct bench_result {
 	__u32 flows;
 	int gen_cpu;
 	__u32 frame_size;
+	double flood_duration;		/* threaded-napi, seconds per side */
 	const char *dev;		/* --dev IFACE, or NULL */
 	struct bench_case *cases;
 	int ncases;

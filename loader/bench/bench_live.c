@@ -23,6 +23,7 @@
 #include "bench_iperf3.h"
 #include "bench_live.h"
 #include "bench_report.h"
+#include "flood_loop.h"
 #include "instance.h"
 #include "pin_tree.h"
 #include "kernel_log.h"
@@ -37,7 +38,8 @@ static int receiver_setup(struct testbed *b, const struct bench_case *c)
 	switch (c->receiver) {
 	case RX_STEER:
 	case RX_NOTOUCH:
-		return testbed_load(b, c->remote, c->receiver == RX_NOTOUCH, c->gro);
+		return testbed_load(b, c->remote, c->receiver == RX_NOTOUCH, c->gro,
+				    c->threaded);
 	case RX_RPS:
 		err = testbed_set_gro(b, true);
 		return err ?: testbed_set_rps(b, true);
@@ -86,23 +88,33 @@ static void case_label(const struct bench_ctx *x, const struct bench_case *c, ch
 		 x->run + 1, x->r->runs);
 }
 
+/* A threaded-napi case floods for --flood-duration with the control loop
+ * running; the others for --duration.
+ */
 static int run_generated(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
 			 const char *label, struct bench_figures *f)
 {
+	bool loop = c->scenario == SC_THREADED_NAPI;
 	struct watch_until u = {};
+	struct flood_loop l = {};
 	struct generator g;
-	int err, gerr;
+	int err, gerr, lerr;
 
 	err = observer_mark(ob);
 	if (!err)
-		err = generator_start(&g, &x->bed, c->flows, x->gen_cpu, x->r->duration);
+		err = generator_start(&g, &x->bed, c->flows, x->gen_cpu,
+				      loop ? x->r->flood_duration : x->r->duration);
 	if (err)
 		return err;
+	if (loop)
+		err = flood_loop_start(&l, &x->bed, c);
 	u.g = &g;
-	err = observer_watch(ob, label, &u);
+	if (!err)
+		err = observer_watch(ob, label, &u);
+	lerr = flood_loop_stop(&l);
 	gerr = generator_stop(&g);
-	if (err || gerr)
-		return err ?: gerr;
+	if (err || gerr || lerr)
+		return err ?: gerr ?: lerr;
 	observer_final_figures(ob, f);
 	f->sent = g.res.sent;
 	f->seconds = g.res.seconds;
@@ -110,16 +122,25 @@ static int run_generated(struct bench_ctx *x, struct bench_case *c, struct obser
 	return 0;
 }
 
+/* A threaded-napi case also reads the kernel log of its own side, from
+ * before the load that turns threaded NAPI on or off to after the unload.
+ */
 static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figures *f)
 {
 	bool steering = c->receiver == RX_STEER || c->receiver == RX_NOTOUCH;
+	int kmsg = c->scenario == SC_THREADED_NAPI ? kernel_log_open() : -1;
 	struct observer *ob;
+	bool threaded;
 	char label[96];
 	int err, terr;
 
 	err = receiver_setup(&x->bed, c);
-	if (err)
+	if (err) {
+		kernel_log_scan(kmsg, &c->kmsg);
 		return err;
+	}
+	if (c->threaded >= 0 && !testbed_threaded_napi(&x->bed, &threaded))
+		c->threaded_seen = threaded;
 	case_label(x, c, label, sizeof(label));
 	ob = observer_of_testbed(&x->bed, steering);
 	if (!ob)
@@ -130,6 +151,7 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 		err = run_generated(x, c, ob, label, f);
 	observer_free(ob);
 	terr = receiver_teardown(&x->bed, c);
+	kernel_log_scan(kmsg, &c->kmsg);
 	return err ?: terr;
 }
 
@@ -180,7 +202,7 @@ static int control_plane(struct bench_ctx *x)
 	struct generator g;
 	int err;
 
-	err = testbed_load(&x->bed, "drop", false, -1);
+	err = testbed_load(&x->bed, "drop", false, -1, -1);
 	err = err ?: time_commands(x, false);
 	if (!err)
 		err = generator_start(&g, &x->bed, x->r->flows, x->gen_cpu, 3600);
@@ -216,7 +238,8 @@ static int run_all(struct bench_ctx *x, bool control)
 	for (x->run = 0; x->run < r->runs; x->run++) {
 		for (i = 0; i < r->ncases; i++) {
 			c = &r->cases[i];
-			if (c->tcp && !x->iperf3)
+			if ((c->tcp && !x->iperf3) ||
+			    (c->scenario == SC_THREADED_NAPI && x->run))
 				continue;
 			err = run_case(x, c, &c->runs[c->nruns]);
 			if (err)
@@ -244,6 +267,9 @@ static void print_intro(const struct bench_ctx *x)
 	printf("note: the generator, the receiver's NAPI and the cpumap kthreads share these %d CPUs;\n"
 	       "      compare figures side by side within a run, not across machines\n",
 	       r->ncpus);
+	if (r->ncases && r->cases[r->ncases - 1].scenario == SC_THREADED_NAPI)
+		printf("threaded-napi: one %.3g s flood per side (in the first run only), a control loop meanwhile\n",
+		       r->flood_duration);
 	if (!x->iperf3 && r->ncases && r->cases[r->ncases - 1].tcp)
 		printf("note: iperf3 is not installed: the tcp scenario is skipped\n");
 	fflush(stdout);
@@ -307,6 +333,9 @@ static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
 	char path[256];
 	int err, stats_fd, kmsg;
 
+	/* Its cases run once whatever --runs says: alone, it is one run. */
+	if (o->scenarios == 1u << SC_THREADED_NAPI)
+		r->runs = 1;
 	err = bench_cases_build(r, o->scenarios);
 	if (err)
 		return err;
@@ -335,6 +364,7 @@ int bench_live(const struct bench_live_opts *o)
 {
 	struct bench_result r = {
 		.duration = o->duration, .runs = o->runs, .flows = o->flows, .dev = o->dev,
+		.flood_duration = o->flood_duration,
 		.frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP),
 	};
 	struct bench_ctx x = { .r = &r, .gen_cpu = 0 };

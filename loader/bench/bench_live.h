@@ -14,6 +14,7 @@
 
 struct bench_live_opts {
 	double duration;
+	double flood_duration;		/* threaded-napi; 0 when not given */
 	unsigned int runs;
 	__u32 flows;
 	unsigned int scenarios;		/* bit per enum bench_scenario */

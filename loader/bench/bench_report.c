@@ -121,14 +121,20 @@ static void print_per_cpu(const struct bench_result *r, FILE *f)
 	}
 }
 
-static void worst_median(const double *v, unsigned int n, double *worst, double *med)
+static double max_of(const double *v, unsigned int n)
 {
+	double worst = n ? v[0] : NAN;
 	unsigned int i;
 
-	*worst = n ? v[0] : NAN;
 	for (i = 1; i < n; i++)
-		if (v[i] > *worst)
-			*worst = v[i];
+		if (v[i] > worst)
+			worst = v[i];
+	return worst;
+}
+
+static void worst_median(const double *v, unsigned int n, double *worst, double *med)
+{
+	*worst = max_of(v, n);
 	*med = n ? median(v, n) : NAN;
 }
 
@@ -139,7 +145,6 @@ static void print_control(const struct bench_result *r, FILE *f)
 {
 	const struct control_timings *c = r->control;
 	double worst, med, floor, fworst;
-	unsigned int i;
 	int t;
 
 	if (c[CT_SET_IDLE].n) {
@@ -157,16 +162,99 @@ static void print_control(const struct bench_result *r, FILE *f)
 			fputc('\n', f);
 		}
 	}
-	if (r->dev)
-		return;
-	if (!r->kmsg.readable) {
-		fprintf(f, "kernel log: /dev/kmsg not readable, not checked\n");
+}
+
+/* "N (rcu_stall 0, soft_lockup 0, ...)", or that it was not read. */
+static void put_kernel_log_counts(FILE *f, const struct kernel_log_alarms *k)
+{
+	int kind;
+
+	if (!k->readable) {
+		fprintf(f, "/dev/kmsg not readable, not checked");
 		return;
 	}
-	fprintf(f, "kernel log since the run started: %u rcu stall/WARNING/BUG line%s\n",
-		r->kmsg.matches, r->kmsg.matches == 1 ? "" : "s");
+	fprintf(f, "%u (", k->matches);
+	for (kind = 0; kind < KL_KINDS; kind++)
+		fprintf(f, "%s%s %u", kind ? ", " : "", kernel_log_kind_name(kind),
+			k->by_kind[kind]);
+	fputc(')', f);
+}
+
+static void print_kernel_log(const struct bench_result *r, FILE *f)
+{
+	unsigned int i;
+
+	if (r->dev)
+		return;
+	fprintf(f, "kernel log since the run started, lines by kind: ");
+	put_kernel_log_counts(f, &r->kmsg);
+	fputc('\n', f);
 	for (i = 0; i < r->kmsg.matches && i < KERNEL_LOG_KEEP; i++)
 		fprintf(f, "  %s\n", r->kmsg.first[i]);
+}
+
+/* threaded-napi: a column per side, its one flood's figures and the
+ * control loop's timings.
+ */
+static void print_flood_loop(const struct bench_result *r, FILE *f)
+{
+	const struct bench_case *side[SC_COUNT];
+	const struct flood_timings *t;
+	const struct bench_figures *x;
+	int i, n = 0, op;
+
+	for (i = 0; i < r->ncases && n < SC_COUNT; i++)
+		if (r->cases[i].scenario == SC_THREADED_NAPI && r->cases[i].nruns)
+			side[n++] = &r->cases[i];
+	if (!n)
+		return;
+	fprintf(f, "\nthreaded-napi: one %.3g s flood per side; control plane in a loop, ms as p99 / worst (n)\n",
+		r->flood_duration);
+	fprintf(f, "  %-26s", "");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%26s", side[i]->name);
+	fprintf(f, "\n  %-26s", "threaded NAPI read back");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%26s", side[i]->threaded_seen < 0 ? "?" :
+				   side[i]->threaded_seen ? "on" : "off");
+	fprintf(f, "\n  %-26s", "delivered Mpps");
+	for (i = 0; i < n; i++)
+		put_figure(f, 26, "%.3f", side[i]->runs[0].mpps, NAN, true);
+	fprintf(f, "\n  %-26s", "frames sent / received");
+	for (i = 0; i < n; i++) {
+		char cell[48];
+
+		x = &side[i]->runs[0];
+		snprintf(cell, sizeof(cell), "%.0f / %.0f", x->sent, x->received);
+		fprintf(f, "%26s", cell);
+	}
+	fprintf(f, "\n  %-26s", "dropped: receiving veth");
+	for (i = 0; i < n; i++)
+		put_figure(f, 26, "%.0f", side[i]->runs[0].dropped, NAN, true);
+	fprintf(f, "\n  %-26s", "dropped: cpumap queue full");
+	for (i = 0; i < n; i++)
+		put_figure(f, 26, "%.0f", side[i]->runs[0].queue_drops, NAN, true);
+	fprintf(f, "\n  %-26s", "dropped: softnet backlog");
+	for (i = 0; i < n; i++)
+		put_figure(f, 26, "%.0f", sum_double(side[i]->runs[0].softnet_dropped, r->ncpus),
+			   NAN, true);
+	for (op = 0; op < FLOOD_OPS; op++) {
+		fprintf(f, "\n  %-26s", flood_op_name(op));
+		for (i = 0; i < n; i++) {
+			char cell[48];
+
+			t = &side[i]->ops[op];
+			snprintf(cell, sizeof(cell), "%.1f / %.1f (%u)", percentile(t->ms, t->n, 99),
+				 max_of(t->ms, t->n), t->n);
+			fprintf(f, "%26s", cell);
+		}
+	}
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "  kernel log, %s: ", side[i]->name);
+		put_kernel_log_counts(f, &side[i]->kmsg);
+		fputc('\n', f);
+	}
 }
 
 void bench_print_summary(const struct bench_result *r, FILE *f)
@@ -180,6 +268,8 @@ void bench_print_summary(const struct bench_result *r, FILE *f)
 	print_frames(r, f);
 	print_per_cpu(r, f);
 	print_control(r, f);
+	print_flood_loop(r, f);
+	print_kernel_log(r, f);
 }
 
 /* ---- JSON ---- */
@@ -236,6 +326,69 @@ static void json_figures(struct json *j, const char *key, const struct bench_fig
 	json_object_close(j);
 }
 
+static void json_timings(struct json *j, const char *key, const double *v, unsigned int n)
+{
+	double worst, med;
+	unsigned int i;
+
+	worst_median(v, n, &worst, &med);
+	json_object_open(j, key);
+	json_uint(j, "count", n);
+	json_double(j, "median", med);
+	json_double(j, "p99", percentile(v, n, 99));
+	json_double(j, "worst", worst);
+	json_array_open(j, "samples");
+	for (i = 0; i < n; i++)
+		json_double(j, NULL, v[i]);
+	json_array_close(j);
+	json_object_close(j);
+}
+
+static void json_kernel_log(struct json *j, const struct kernel_log_alarms *k, bool checked)
+{
+	unsigned int i;
+
+	json_object_open(j, "kernel_log");
+	json_bool(j, "checked", k->readable && checked);
+	json_uint(j, "matches", k->matches);
+	json_object_open(j, "by_kind");
+	for (i = 0; i < KL_KINDS; i++)
+		json_uint(j, kernel_log_kind_name(i), k->by_kind[i]);
+	json_object_close(j);
+	json_array_open(j, "first_lines");
+	for (i = 0; i < k->matches && i < KERNEL_LOG_KEEP; i++)
+		json_string(j, NULL, k->first[i]);
+	json_array_close(j);
+	json_object_close(j);
+}
+
+/* threaded-napi: the side, where its frames went, the loop's timings and
+ * the kernel log of that side alone.
+ */
+static void json_flood_loop(struct json *j, const struct bench_result *r,
+			    const struct bench_case *c)
+{
+	const struct bench_figures *x = &c->runs[0];
+	int op;
+
+	json_bool(j, "threaded_napi", c->threaded == 1);
+	if (c->threaded_seen < 0)
+		json_null(j, "threaded_napi_seen");
+	else
+		json_bool(j, "threaded_napi_seen", c->threaded_seen);
+	json_double(j, "flood_s", r->flood_duration);
+	json_object_open(j, "drops");
+	json_count(j, "receiving_veth", x->dropped);
+	json_count(j, "cpumap_queue_full", x->queue_drops);
+	json_count(j, "softnet_backlog", sum_double(x->softnet_dropped, r->ncpus));
+	json_object_close(j);
+	json_object_open(j, "operations_ms");
+	for (op = 0; op < FLOOD_OPS; op++)
+		json_timings(j, flood_op_name(op), c->ops[op].ms, c->ops[op].n);
+	json_object_close(j);
+	json_kernel_log(j, &c->kmsg, true);
+}
+
 static void json_case(struct json *j, const struct bench_result *r, int i)
 {
 	const struct bench_case *c = &r->cases[i];
@@ -259,6 +412,8 @@ static void json_case(struct json *j, const struct bench_result *r, int i)
 	for (k = 0; k < c->nruns; k++)
 		json_figures(j, NULL, &c->runs[k], r->ncpus, true);
 	json_array_close(j);
+	if (c->scenario == SC_THREADED_NAPI)
+		json_flood_loop(j, r, c);
 	json_object_close(j);
 }
 
@@ -290,36 +445,6 @@ static void json_scenarios(struct json *j, const struct bench_result *r)
 	json_array_close(j);
 }
 
-static void json_timings(struct json *j, const char *key, const double *v, unsigned int n)
-{
-	double worst, med;
-	unsigned int i;
-
-	worst_median(v, n, &worst, &med);
-	json_object_open(j, key);
-	json_double(j, "median", med);
-	json_double(j, "worst", worst);
-	json_array_open(j, "samples");
-	for (i = 0; i < n; i++)
-		json_double(j, NULL, v[i]);
-	json_array_close(j);
-	json_object_close(j);
-}
-
-static void json_kernel_log(struct json *j, const struct bench_result *r)
-{
-	unsigned int i;
-
-	json_object_open(j, "kernel_log");
-	json_bool(j, "checked", r->kmsg.readable && !r->dev);
-	json_uint(j, "matches", r->kmsg.matches);
-	json_array_open(j, "first_lines");
-	for (i = 0; i < r->kmsg.matches && i < KERNEL_LOG_KEEP; i++)
-		json_string(j, NULL, r->kmsg.first[i]);
-	json_array_close(j);
-	json_object_close(j);
-}
-
 int bench_write_json(const struct bench_result *r, const char *path)
 {
 	struct json j;
@@ -349,7 +474,7 @@ int bench_write_json(const struct bench_result *r, const char *path)
 	for (t = 0; t < CONTROL_TIMINGS; t++)
 		json_timings(&j, control_timing_name(t), r->control[t].ms, r->control[t].n);
 	json_object_close(&j);
-	json_kernel_log(&j, r);
+	json_kernel_log(&j, &r->kmsg, !r->dev);
 	json_object_close(&j);
 	if (fclose(f)) {
 		log_err("cannot write %s: %s", path, strerror(errno));

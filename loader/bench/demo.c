@@ -66,7 +66,7 @@ static int demo_run(struct testbed *b, double duration, __u32 flows)
 	printf("cpusteer demo: %s (host) -> %s in namespace %s, cpusteer on CPUs %s\n",
 	       b->topo.tx_if, b->topo.rx_if, b->topo.netns, b->cpus);
 	fflush(stdout);
-	if (testbed_load(b, "drop", false, -1))
+	if (testbed_load(b, "drop", false, -1, -1))
 		return -EIO;
 	ob = observer_of_testbed(b, true);
 	err = ob ? observer_mark(ob) : -EIO;

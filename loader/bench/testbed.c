@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include "cpuset.h"
+#include "device.h"
 #include "instance.h"
 #include "pin_tree.h"
 #include "log.h"
@@ -53,6 +54,19 @@ static void block_stop_signals(sigset_t *old)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+int bench_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what)
+{
+	sigset_t old;
+	int err;
+
+	block_stop_signals(&old);
+	err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		log_err("cannot start the %s thread: %s", what, strerror(err));
+	return -err;
 }
 
 double bench_now(void)
@@ -96,19 +110,21 @@ void bench_reap_child(pid_t pid, double grace, int sig)
 
 /* Runs a command in the host namespace, output kept back and shown
  * (its first kilobyte) only when it fails. Stop signals wait until it is
- * done, as in testbed_cli.
+ * done, as in testbed_cli. *ms (optional) gets the wall time.
  */
-static int run_host(char *const argv[])
+static int run_host(char *const argv[], double *ms)
 {
 	char out[1024] = "";
 	int pipefd[2], status;
 	size_t got = 0;
 	sigset_t old;
+	double t0;
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -errno;
 	block_stop_signals(&old);
+	t0 = bench_now();
 	pid = fork();
 	if (!pid) {
 		dup2(pipefd[1], STDOUT_FILENO);
@@ -122,6 +138,8 @@ static int run_host(char *const argv[])
 	close(pipefd[0]);
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
 		status = 127 << 8;
+	if (ms)
+		*ms = (bench_now() - t0) * 1e3;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	while (got && out[got - 1] == '\n')
 		got--;
@@ -157,9 +175,23 @@ int testbed_cli(struct testbed *b, char *const args[], double *ms)
 	return rc;
 }
 
-int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro)
+int testbed_ip(struct testbed *b, char *const args[], double *ms)
 {
-	char *args[16];
+	char *argv[16];
+	int i;
+
+	argv[0] = "ip";
+	argv[1] = "-n";
+	argv[2] = b->topo.netns;
+	for (i = 0; args[i] && i < 12; i++)
+		argv[i + 3] = args[i];
+	argv[i + 3] = NULL;
+	return run_host(argv, ms);
+}
+
+int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded)
+{
+	char *args[18];
 	int n = 0;
 
 	args[n++] = "load";
@@ -173,6 +205,10 @@ int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro)
 	if (gro >= 0) {
 		args[n++] = "--gro";
 		args[n++] = gro ? "on" : "off";
+	}
+	if (threaded >= 0) {
+		args[n++] = "--threaded-napi";
+		args[n++] = threaded ? "on" : "off";
 	}
 	args[n] = NULL;
 	return testbed_cli(b, args, NULL) ? -EIO : 0;
@@ -202,7 +238,7 @@ int testbed_set_gro(struct testbed *b, bool on)
 	char *argv[] = { "ip", "netns", "exec", b->topo.netns, "ethtool", "-K", b->topo.rx_if,
 			 "gro", on ? "on" : "off", NULL };
 
-	return run_host(argv);
+	return run_host(argv, NULL);
 }
 
 /* The online CPUs as an rps_cpus mask: 32-bit hex groups, comma-separated,
@@ -241,7 +277,26 @@ int testbed_set_rps(struct testbed *b, bool every_cpu)
 		snprintf(mask, sizeof(mask), "0");
 	snprintf(cmd, sizeof(cmd), "echo %s > /sys/class/net/%s/queues/rx-0/rps_cpus", mask,
 		 b->topo.rx_if);
-	return run_host(argv);
+	return run_host(argv, NULL);
+}
+
+/* Read inside the namespace, where device.c finds the receiver's NAPI
+ * settings whatever this process's /sys shows.
+ */
+int testbed_threaded_napi(const struct testbed *b, bool *on)
+{
+	struct device_settings cur;
+	int err = topology_enter(&b->topo);
+
+	if (err)
+		return err;
+	err = device_read(b->topo.rx_if, &cur);
+	topology_leave();
+	if (!err && !(cur.mask & DEV_THREADED_NAPI))
+		err = -ENODATA;
+	if (!err)
+		*on = cur.threaded;
+	return err;
 }
 
 /* /proc/net/dev of the receiving namespace: opened from inside, the file
@@ -291,7 +346,7 @@ static int static_neighbours(struct testbed *b)
 
 	format_mac(b->topo.tx_mac, tx_mac, sizeof(tx_mac));
 	format_mac(b->topo.rx_mac, rx_mac, sizeof(rx_mac));
-	return run_host(host) ?: run_host(ns);
+	return run_host(host, NULL) ?: run_host(ns, NULL);
 }
 
 int testbed_open(struct testbed *b)
@@ -353,7 +408,6 @@ static void *generator_main(void *arg)
 int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,
 		    double seconds)
 {
-	sigset_t old;
 	int err;
 
 	memset(g, 0, sizeof(*g));
@@ -366,14 +420,9 @@ int generator_start(struct generator *g, const struct testbed *b, __u32 flows, i
 	g->opts.frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP);
 	g->opts.duration_s = seconds;
 	g->opts.cpu = cpu;
-	/* Signals go to the main thread, which owns the cleanup. */
-	block_stop_signals(&old);
-	err = pthread_create(&g->thread, NULL, generator_main, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		log_err("cannot start the traffic generator thread: %s", strerror(err));
-		return -err;
-	}
+	err = bench_thread_start(&g->thread, generator_main, g, "traffic generator");
+	if (err)
+		return err;
 	g->running = true;
 	return 0;
 }

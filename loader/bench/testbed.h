@@ -31,6 +31,11 @@ extern volatile int bench_stop;
  */
 void bench_take_stop_signals(void);
 
+/* A thread with SIGINT and SIGTERM blocked, so that they reach only the
+ * main thread, which owns the cleanup. WHAT names it in the error line.
+ */
+int bench_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *what);
+
 double bench_now(void);
 /* Sleeps up to `seconds`, in slices, returning early with -EINTR once
  * bench_stop is set.
@@ -64,10 +69,16 @@ void testbed_close(struct testbed *b);
  */
 int testbed_cli(struct testbed *b, char *const args[], double *ms);
 
-/* `cpusteer load` on the receiver over every online CPU, with --remote
- * REMOTE, --no-touch if asked, and --gro on/off unless `gro` is -1.
+/* Runs `ip -n NAMESPACE ARGS...` (at most 12 ARGS), output shown only
+ * when it fails; *ms (optional) gets the wall time. 0 or -EIO.
  */
-int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro);
+int testbed_ip(struct testbed *b, char *const args[], double *ms);
+
+/* `cpusteer load` on the receiver over every online CPU, with --remote
+ * REMOTE, --no-touch if asked, and --gro and --threaded-napi on/off
+ * unless `gro` or `threaded` is -1.
+ */
+int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded);
 int testbed_unload(struct testbed *b);
 struct instance_dir;
 /* Names the receiver's cpusteer instance (in the test bed's namespace). */
@@ -79,6 +90,9 @@ int testbed_instance_dir(const struct testbed *b, struct instance_dir *d);
  */
 int testbed_set_gro(struct testbed *b, bool on);
 int testbed_set_rps(struct testbed *b, bool every_cpu);
+
+/* Whether the receiver's NAPI is threaded now. */
+int testbed_threaded_napi(const struct testbed *b, bool *on);
 
 /* /proc/net/dev of the receiving namespace, as an fd for observer_new. */
 int testbed_netdev_fd(const struct testbed *b);

@@ -1,0 +1,32 @@
+# shellcheck shell=bash
+# Shared by the bench tests (selftests/test_bench*.sh): starting a run in
+# the background and checking that it left nothing behind. `cpusteer
+# bench` and `cpusteer demo` name their test bed after their own pid:
+# namespace csb<pid>, host end csbA<pid>, receiver csbB<pid>.
+
+# shellcheck source=selftests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Names the run with pid $1 would have left behind, one per line.
+leftovers() {	# PID
+	ip netns list | awk '{ print $1 }' | grep -x "csb$1"
+	ip -o link show | grep -o "csbA$1[@:]"
+	ls -d /sys/fs/bpf/cpusteer/ns*/csbB"$1" 2>/dev/null
+}
+
+expect_clean() {	# PID WHAT
+	local left
+
+	left=$(leftovers "$1" | tr '\n' ' ')
+	[ -z "$left" ] || t_fail "$2 left behind: $left"
+}
+
+# Starts CMD in the background and records its pid (the test bed's
+# names contain it), its output and its exit status.
+run_bg() {	# OUT CMD...
+	local out=$1
+
+	shift
+	"$@" >"$out" 2>&1 &
+	BG_PID=$!
+}
