@@ -258,7 +258,13 @@ static int run_all(struct bench_ctx *x, bool control)
 static void print_intro(const struct bench_ctx *x)
 {
 	const struct bench_result *r = x->r;
+	bool tcp = false, flood = false;
+	int i;
 
+	for (i = 0; i < r->ncases; i++) {
+		tcp |= r->cases[i].tcp;
+		flood |= r->cases[i].scenario == SC_THREADED_NAPI;
+	}
 	printf("cpusteer bench: %d CPUs (%s online), %u run%s of %.3g s per case, %u flows, %u-byte UDP frames\n",
 	       r->ncpus, x->bed.cpus, r->runs, r->runs == 1 ? "" : "s", r->duration, r->flows,
 	       r->frame_size);
@@ -267,10 +273,10 @@ static void print_intro(const struct bench_ctx *x)
 	printf("note: the generator, the receiver's NAPI and the cpumap kthreads share these %d CPUs;\n"
 	       "      compare figures side by side within a run, not across machines\n",
 	       r->ncpus);
-	if (r->ncases && r->cases[r->ncases - 1].scenario == SC_THREADED_NAPI)
+	if (flood)
 		printf("threaded-napi: one %.3g s flood per side (in the first run only), a control loop meanwhile\n",
 		       r->flood_duration);
-	if (!x->iperf3 && r->ncases && r->cases[r->ncases - 1].tcp)
+	if (!x->iperf3 && tcp)
 		printf("note: iperf3 is not installed: the tcp scenario is skipped\n");
 	fflush(stdout);
 }
