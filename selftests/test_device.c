@@ -32,7 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stddef.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/seccomp.h>
 #include <sys/wait.h>
 #include "device.h"
 #include "napi_netlink.h"
@@ -720,6 +728,69 @@ static void test_own_namespace_sysfs_mount(void)
 	pair_del(&p);
 }
 
+/* A kernel without the netdev family, imitated: generic netlink sockets
+ * fail with EPROTONOSUPPORT for the rest of the calling process's life.
+ */
+static int deny_generic_netlink(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_GENERIC, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPROTONOSUPPORT),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = ARRAY_SIZE(f), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+/* Threaded NAPI through device.c as on Debian 12's 6.1 under `nsenter
+ * --net`: /sys shows the host and netlink has no netdev family, so only
+ * a sysfs mounted for this namespace reaches the device. The child that
+ * lacks netlink turns it on; a NAPI kthread shows that it worked.
+ */
+static void test_threaded_without_netdev_family_own_sysfs(void)
+{
+	struct device_settings want = { .mask = DEV_THREADED_NAPI, .threaded = 1 };
+	struct device_settings saved = { 0 }, cur;
+	int status = -1;
+	struct pair p;
+	pid_t pid;
+
+	if (own_sysfs_err >= 0) {
+		printf("#   listed after the sysfs tests: /sys shows this namespace\n");
+		tu_failures++;
+		return;
+	}
+	if (pair_make(&p, true))
+		SKIP("cannot create a veth pair");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (deny_generic_netlink())
+			_exit(10);
+		if (device_apply(p.a, &want, &saved))
+			_exit(11);
+		if (device_read(p.a, &cur) || !(cur.mask & DEV_THREADED_NAPI) || cur.threaded != 1)
+			_exit(12);
+		_exit(0);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	ASSERT_EQ(status, 0, "child's wait status (10 seccomp, 11 apply, 12 read back)");
+	ASSERT_TRUE(napi_kthread_exists(p.a), "NAPI kthread started");
+	pair_del(&p);
+}
+
 /* ---- setup, the two passes, teardown ---------------------------------- */
 
 static int enter_netns(void)
@@ -745,6 +816,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_gro_off_then_restore),
 
 	TU_TEST(test_own_namespace_sysfs_mount),
+	TU_TEST(test_threaded_without_netdev_family_own_sysfs),
 	TU_TEST(test_other_namespace_sysfs_untouched_netlink),
 	TU_TEST(test_repeated_apply_keeps_original_netlink),
 	TU_TEST(test_napi_settings_round_trip_netlink),
