@@ -243,6 +243,19 @@ static int own_sysfs_err = -1;
 			SKIP("the kernel's netdev netlink cannot set " #attr);  \
 	} while (0)
 
+/* The tests of a sysfs mounted for the namespace need /sys to show the
+ * host, as after `nsenter --net`.
+ */
+#define NEED_HOST_SYS()                                                         \
+	do {                                                                    \
+		if (own_sysfs_err >= 0) {                                       \
+			printf("#   listed after the sysfs tests: /sys shows " \
+			       "this namespace\n");                             \
+			tu_failures++;                                          \
+			return;                                                 \
+		}                                                               \
+	} while (0)
+
 /* The first sysfs test mounts the namespace's own sysfs; if that fails,
  * every sysfs test fails with the reason.
  */
@@ -700,11 +713,7 @@ static void test_own_namespace_sysfs_mount(void)
 	struct pair p;
 	int root;
 
-	if (own_sysfs_err >= 0) {
-		printf("#   listed after the sysfs tests: /sys shows this namespace\n");
-		tu_failures++;
-		return;
-	}
+	NEED_HOST_SYS();
 	if (pair_make(&p, true))
 		SKIP("cannot create a veth pair");
 	ASSERT_EQ(net_sysfs_read_u64(NET_SYSFS_SYS, p.a, "ifindex", &v), -ENOENT,
@@ -766,11 +775,7 @@ static void test_threaded_without_netdev_family_own_sysfs(void)
 	struct pair p;
 	pid_t pid;
 
-	if (own_sysfs_err >= 0) {
-		printf("#   listed after the sysfs tests: /sys shows this namespace\n");
-		tu_failures++;
-		return;
-	}
+	NEED_HOST_SYS();
 	if (pair_make(&p, true))
 		SKIP("cannot create a veth pair");
 	fflush(stdout);
