@@ -8,9 +8,13 @@
  * that benchmarks compare steering against. The cpusteer_remote_*
  * programs run on the target CPU, in the cpumap kthread.
  *
- * Every program here that touches the cpumap is built frags-aware: the
- * first program to use a cpumap fixes its "has frags" flag, and a second
- * stage with the other flag is refused (reported as ENOMEM).
+ * Every program here is frags-aware, and every one touches the cpumap (as
+ * its user or as its entries' program), where the kernel wants one "has
+ * frags" flag: the first program to use a cpumap fixes it, and a program
+ * with the other flag is refused (a second stage reported as ENOMEM). So
+ * the sections leave the flag out and the loader sets it on all of them:
+ * on, except where libxdp loads the steering program into its dispatcher,
+ * which it does without the flag.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -277,7 +281,7 @@ static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 	return pass_for(&pk, reason);
 }
 
-SEC("xdp.frags")
+SEC("xdp")
 int cpusteer_steer(struct xdp_md *ctx)
 {
 	return steer_frame(ctx, false);
@@ -286,7 +290,7 @@ int cpusteer_steer(struct xdp_md *ctx)
 /* cpusteer_steer that also records each decision, for `cpusteer classify`
  * and the program tests: what it reports is what the kernel chose.
  */
-SEC("xdp.frags")
+SEC("xdp")
 int cpusteer_classify(struct xdp_md *ctx)
 {
 	return steer_frame(ctx, true);
@@ -296,7 +300,7 @@ int cpusteer_classify(struct xdp_md *ctx)
  * redirect as cpusteer_steer, but buckets are taken round-robin and the
  * frame is never read.
  */
-SEC("xdp.frags")
+SEC("xdp")
 int cpusteer_notouch(struct xdp_md *ctx)
 {
 	struct packet pk = { .f = NULL, .record = false };
@@ -321,7 +325,7 @@ static __always_inline struct cpusteer_remote_counters *remote_counts(void)
 	return bpf_map_lookup_elem(&remote_counters, &zero);
 }
 
-SEC("xdp.frags/cpumap")
+SEC("xdp/cpumap")
 int cpusteer_remote_pass(struct xdp_md *ctx)
 {
 	struct cpusteer_remote_counters *rc = remote_counts();
@@ -331,7 +335,7 @@ int cpusteer_remote_pass(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
-SEC("xdp.frags/cpumap")
+SEC("xdp/cpumap")
 int cpusteer_remote_drop(struct xdp_md *ctx)
 {
 	struct cpusteer_remote_counters *rc = remote_counts();
@@ -344,7 +348,7 @@ int cpusteer_remote_drop(struct xdp_md *ctx)
 /* An empty devmap slot makes the redirect fail; the frame is then dropped
  * and counted, since the cpumap kthread has nowhere else to send it.
  */
-SEC("xdp.frags/cpumap")
+SEC("xdp/cpumap")
 int cpusteer_remote_redirect(struct xdp_md *ctx)
 {
 	struct cpusteer_remote_counters *rc = remote_counts();

@@ -2,7 +2,9 @@
 /* cpusteer load: everything is checked first; then, holding the
  * instance's lock with signals deferred, the programs are loaded and
  * every map filled, the record of what is about to change is pinned with
- * them, and only then is the program attached and the device changed. A
+ * them, and only then is the program attached and the device changed (a
+ * program that libxdp loads into its dispatcher as it attaches is pinned,
+ * and its id recorded, right after the attach). A
  * failure at any step undoes the steps before it, so bad input leaves the
  * interface, its settings and /sys/fs/bpf as they were; a kill at any
  * step leaves pins that say what happened (cpusteer status) and that
@@ -22,13 +24,15 @@
 #include "instance_state.h"
 
 static void print_loaded(const struct load_opts *lo, const struct instance_dir *d,
-			 const struct cpusteer_instance_state *st)
+			 const struct cpusteer_instance_state *st, enum attach_path path)
 {
 	char cpus[256];
 
 	cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
-	printf("cpusteer: loaded on %s (%s mode, program id %u): cpus %s, %u buckets, qsize %u, remote %s%s\n",
-	       d->shown, xdp_mode_name(lo->xdp_mode), st->prog_id, cpus,
+	printf("cpusteer: loaded on %s (%s mode, %s, program id %u): cpus %s, %u buckets, qsize %u, remote %s%s\n",
+	       d->shown, xdp_mode_name(lo->xdp_mode),
+	       path == ATTACH_DISPATCHER ? "in libxdp's dispatcher" : "single program",
+	       st->prog_id, cpus,
 	       lo->steer.cfg.nbuckets, lo->cm.qsize, remote_action_name(lo->cm.remote),
 	       lo->notouch ? ", no-touch floor" : "");
 	if (device_is_veth(lo->ifname))
@@ -80,6 +84,19 @@ static int record(struct load_opts *lo, const struct instance_dir *d, int ifinde
 	return instance_write_state(in, st);
 }
 
+/* The program libxdp loaded into its dispatcher has an id only now. Until
+ * the record has it, unload finds the program by its name.
+ */
+static int record_prog(struct steer_instance *in, const struct instance_dir *d,
+		       struct cpusteer_instance_state *st)
+{
+	int err;
+
+	st->prog_id = prog_id_of_fd(in->steer_prog);
+	err = st->prog_id ? instance_write_state(in, st) : -ENOENT;
+	return err ? err : instance_pin_prog(in, d->fd);
+}
+
 static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex)
 {
 	struct cpusteer_instance_state st;
@@ -87,7 +104,7 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 	struct steer_instance in;
 	int err;
 
-	err = instance_open(&in, false, lo->notouch);
+	err = instance_open_to_attach(&in, lo->notouch, instance_attach_path());
 	if (err) {
 		instance_dir_remove(d);
 		return err;
@@ -103,6 +120,11 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 		err = instance_attach(&in, d->shown, ifindex, lo->xdp_mode);
 	if (err)
 		goto out_unpin;
+	if (!st.prog_id) {
+		err = record_prog(&in, d, &st);
+		if (err)
+			goto out_detach;
+	}
 	if (lo->dev.mask) {
 		/* Undoes its own changes when it fails. */
 		err = device_apply(lo->ifname, &lo->dev, &saved);
@@ -115,7 +137,7 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 	err = instance_write_state(&in, &st);
 	if (err)
 		goto out_restore;
-	print_loaded(lo, d, &st);
+	print_loaded(lo, d, &st, in.path);
 	instance_close(&in);
 	return 0;
 

@@ -50,8 +50,25 @@ int instance_map_table(struct steer_instance *in)
 	return 0;
 }
 
-int instance_open(struct steer_instance *in, bool record_decisions, bool notouch)
+/* The frags flag, the same on every program of the object (steer.bpf.c
+ * says why): on, except for libxdp's dispatcher, whose extensions libxdp
+ * loads without it.
+ */
+static void set_frags(struct steer *skel, bool frags)
 {
+	struct bpf_program *p;
+	__u32 flags;
+
+	bpf_object__for_each_program(p, skel->obj) {
+		flags = bpf_program__flags(p) & ~BPF_F_XDP_HAS_FRAGS;
+		bpf_program__set_flags(p, flags | (frags ? BPF_F_XDP_HAS_FRAGS : 0));
+	}
+}
+
+static int open_skeleton(struct steer_instance *in, bool record_decisions, bool notouch,
+			 enum attach_path path)
+{
+	struct bpf_program *attach;
 	struct steer *skel;
 	int err;
 
@@ -71,6 +88,14 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 	/* Indexed by CPU number: one slot per possible CPU. */
 	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
 	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
+	attach = record_decisions ? skel->progs.cpusteer_classify
+		 : notouch ? skel->progs.cpusteer_notouch
+		 : skel->progs.cpusteer_steer;
+	in->path = path;
+	in->attach_name = bpf_program__name(attach);
+	set_frags(skel, path == ATTACH_SINGLE);
+	if (path == ATTACH_DISPATCHER)
+		bpf_program__set_autoload(attach, false);
 	err = steer__load(skel);
 	if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
@@ -91,13 +116,22 @@ int instance_open(struct steer_instance *in, bool record_decisions, bool notouch
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
 	in->remote_prog[REMOTE_REDIRECT] = bpf_program__fd(skel->progs.cpusteer_remote_redirect);
-	in->steer_prog = bpf_program__fd(record_decisions ? skel->progs.cpusteer_classify
-					 : notouch ? skel->progs.cpusteer_notouch
-					 : skel->progs.cpusteer_steer);
+	if (path == ATTACH_SINGLE)
+		in->steer_prog = bpf_program__fd(attach);
 	err = instance_map_table(in);
 	if (err)
 		instance_close(in);
 	return err;
+}
+
+int instance_open(struct steer_instance *in, bool record_decisions, bool notouch)
+{
+	return open_skeleton(in, record_decisions, notouch, ATTACH_SINGLE);
+}
+
+int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path)
+{
+	return open_skeleton(in, false, notouch, path);
 }
 
 void instance_close(struct steer_instance *in)
@@ -107,6 +141,9 @@ void instance_close(struct steer_instance *in)
 
 	if (in->xdp)
 		xdp_program__close(in->xdp);
+	/* Owns steer_prog on ATTACH_DISPATCHER. */
+	if (in->attach_obj)
+		bpf_object__close(in->attach_obj);
 	if (in->table)
 		munmap(in->table, TABLE_BYTES);
 	if (in->skel) {

@@ -14,6 +14,7 @@
 
 struct steer;
 struct xdp_program;
+struct bpf_object;
 
 /* Which second-stage program the cpumap entries carry. */
 enum remote_action {
@@ -29,6 +30,16 @@ struct cpumap_opts {
 	__u32 qsize;
 	enum remote_action remote;
 	__u32 redirect_ifindex;	/* REMOTE_REDIRECT only */
+};
+
+/* How the steering program gets onto the interface. libxdp can put a
+ * program into its dispatcher only as an extension (freplace) program it
+ * loads itself against the dispatcher: a program already loaded as XDP it
+ * can only attach alone.
+ */
+enum attach_path {
+	ATTACH_SINGLE,		/* loaded here as XDP; libxdp attaches it alone */
+	ATTACH_DISPATCHER,	/* left unloaded for libxdp's dispatcher */
 };
 
 /* The maps, each an fd (-1 when absent). */
@@ -47,7 +58,11 @@ struct steer_instance {
 	struct steer *skel;		/* loaded here; else opened from pins */
 	struct steer_maps maps;		/* the skeleton's, or ours to close */
 	int remote_prog[REMOTE_ACTIONS];	/* second stages; -1 for none */
-	int steer_prog;			/* the program that is or will be attached */
+	int steer_prog;			/* the program that is or will be attached;
+					 * -1 until attached on ATTACH_DISPATCHER */
+	enum attach_path path;
+	const char *attach_name;	/* the program instance_attach() attaches */
+	struct bpf_object *attach_obj;	/* ATTACH_DISPATCHER: where libxdp loads it from */
 	void *table;			/* bucket_table, mapped */
 	int ncpus;			/* possible CPUs */
 	struct xdp_program *xdp;	/* set while this process holds the attach */
@@ -71,6 +86,13 @@ void instance_init(struct steer_instance *in);
  * logs each decision for classify; `notouch` picks the no-touch floor.
  */
 int instance_open(struct steer_instance *in, bool record_decisions, bool notouch);
+/* The same for an instance that will be attached along `path`. On
+ * ATTACH_DISPATCHER the program to attach is not loaded (libxdp loads it
+ * when it attaches), and every program that meets the cpumap is loaded
+ * without the frags flag, as libxdp loads its extensions: the kernel lets
+ * only programs with one frags flag share a cpumap.
+ */
+int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path);
 /* Closes this process's handles only: an attached program stays attached
  * (the netlink attach outlives the process) until instance_detach().
  */
@@ -116,9 +138,14 @@ int instance_write_state(struct steer_instance *in, const struct cpusteer_instan
 __u32 instance_cpumap_id(struct steer_instance *in);
 __u32 prog_id_of_fd(int fd);
 
-/* Attaches the program to attach with libxdp, which uses its dispatcher
- * where the kernel allows it and falls back to a single-program attach
- * where it does not. Call only after every map is filled.
+/* The path for this kernel: the dispatcher where the kernel takes freplace
+ * programs (kernel_freplace_probe()) and libxdp is not told to skip its
+ * dispatcher, else the single program.
+ */
+enum attach_path instance_attach_path(void);
+/* Attaches the program to attach with libxdp along the instance's path.
+ * Call only after every map is filled. On ATTACH_DISPATCHER steer_prog
+ * is the program libxdp loaded, from then on.
  */
 int instance_attach(struct steer_instance *in, const char *shown, int ifindex, int xdp_mode);
 /* Detaches what instance_attach() attached, in the mode it used. */
@@ -134,6 +161,10 @@ int instance_map_table(struct steer_instance *in);
  * instance. On failure the caller removes the folder's contents.
  */
 int instance_pin(struct steer_instance *in, int dirfd);
+/* Pins the steering program, which instance_pin() leaves out while it is
+ * not yet loaded (ATTACH_DISPATCHER, before instance_attach()).
+ */
+int instance_pin_prog(struct steer_instance *in, int dirfd);
 /* Opens only the pinned record of the instance in folder `dirfd`, into
  * an instance set up with instance_init(): enough for what a killed
  * command may have left. -ENOENT when there is none, -EPROTO when it is

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The parts of an instance that outlive one process: the libxdp attach,
- * and the pins in the instance's folder (pin_tree.h), made and opened
- * relative to the folder's verified descriptor.
+/* The parts of an instance that outlive one process: the pins in the
+ * instance's folder (pin_tree.h), made and opened relative to the
+ * folder's verified descriptor.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <xdp/libxdp.h>
 #include "instance.h"
 #include "log.h"
 #include "pin_tree.h"
@@ -82,9 +81,14 @@ int instance_pin(struct steer_instance *in, int dirfd)
 	for (r = 0; r < REMOTE_ACTIONS && !err; r++)
 		if (remote_pins[r])
 			err = pin_one(in->remote_prog[r], dirfd, remote_pins[r]);
-	if (!err)
-		err = pin_one(in->steer_prog, dirfd, PROG_PIN);
+	if (!err && in->steer_prog >= 0)
+		err = instance_pin_prog(in, dirfd);
 	return err;
+}
+
+int instance_pin_prog(struct steer_instance *in, int dirfd)
+{
+	return pin_one(in->steer_prog, dirfd, PROG_PIN);
 }
 
 static int get_pinned(int dirfd, const char *name)
@@ -188,43 +192,4 @@ int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 	if (err)
 		instance_close(in);
 	return err;
-}
-
-int instance_attach(struct steer_instance *in, const char *shown, int ifindex, int xdp_mode)
-{
-	struct xdp_program *xp;
-	int err;
-
-	xp = xdp_program__from_fd(in->steer_prog);
-	err = libxdp_get_error(xp);
-	if (err) {
-		log_err("cannot hand the program to libxdp: %s", strerror(-err));
-		return err;
-	}
-	err = xdp_program__attach(xp, ifindex, xdp_mode, 0);
-	if (err) {
-		xdp_program__close(xp);
-		if (err == -EBUSY || err == -EEXIST)
-			log_err("cannot attach to %s: another XDP program is attached and it is not a libxdp dispatcher (see xdp-loader status)",
-				shown);
-		else if (err == -EOPNOTSUPP)
-			log_err("cannot attach to %s: the driver does not support this XDP mode (try --xdp-mode skb)",
-				shown);
-		else
-			log_err("cannot attach to %s: %s", shown, strerror(-err));
-		return err;
-	}
-	in->xdp = xp;
-	in->ifindex = ifindex;
-	in->xdp_mode = xdp_mode;
-	return 0;
-}
-
-void instance_detach(struct steer_instance *in)
-{
-	if (!in->xdp)
-		return;
-	xdp_program__detach(in->xdp, in->ifindex, in->xdp_mode, 0);
-	xdp_program__close(in->xdp);
-	in->xdp = NULL;
 }

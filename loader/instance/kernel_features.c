@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "freplace_probe.skel.h"
 #include "kernel_features.h"
 #include "napi_netlink.h"
 #include "trace.h"
@@ -97,6 +99,45 @@ enum napi_netlink kernel_napi_netlink(void)
 		found = nl.can_set ? NAPI_NETLINK_SET : NAPI_NETLINK_GET;
 	napi_nl_close(&nl);
 	return found;
+}
+
+/* Two copies of one object: the first loads the target alone, the second
+ * the extension against the target's fd (libbpf loads an object's programs
+ * together, and an extension needs its target loaded first).
+ */
+int kernel_freplace_probe(void)
+{
+	struct freplace_probe *target, *ext = NULL;
+	int err, link;
+
+	target = freplace_probe__open();
+	if (!target)
+		return -errno;
+	bpf_program__set_autoload(target->progs.probe_extension, false);
+	err = freplace_probe__load(target);
+	if (!err) {
+		ext = freplace_probe__open();
+		err = ext ? 0 : -errno;
+	}
+	if (!err) {
+		bpf_program__set_autoload(ext->progs.probe_target, false);
+		err = bpf_program__set_attach_target(ext->progs.probe_extension,
+						     bpf_program__fd(target->progs.probe_target),
+						     "probe_target");
+	}
+	if (!err)
+		err = freplace_probe__load(ext);
+	if (!err) {
+		/* Attached to the target it was loaded for, as libxdp does. */
+		link = bpf_raw_tracepoint_open(NULL, bpf_program__fd(ext->progs.probe_extension));
+		if (link < 0)
+			err = -errno;
+		else
+			close(link);
+	}
+	freplace_probe__destroy(ext);
+	freplace_probe__destroy(target);
+	return err;
 }
 
 __u32 kernel_features_probe(void)

@@ -36,6 +36,11 @@ enum napi_netlink {
 	NAPI_NETLINK_SET,
 };
 enum napi_netlink kernel_napi_netlink(void);
+/* Whether an extension (freplace) program can be loaded against an XDP
+ * program and attached to it, which libxdp's dispatcher is made of: 0, or
+ * the kernel's negative errno (EPERM where it refuses extensions).
+ */
+int kernel_freplace_probe(void);
 /* Whether tp_btf/NAME can attach: vmlinux BTF has btf_trace_NAME. */
 bool kernel_has_tracepoint(const char *name);
 /* The argument count of tracepoint NAME as tp_btf programs see it (the
