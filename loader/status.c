@@ -125,6 +125,27 @@ static const char *attach_kind(const struct status_view *v)
 	return v->att.dispatcher ? "libxdp dispatcher" : "single program (no libxdp dispatcher)";
 }
 
+/* Which way libxdp attached the program, and what decided it: the
+ * kernel's answer to the freplace probe at load (kernel_features).
+ */
+static const char *attach_path_json(const struct status_view *v)
+{
+	if (!v->attached)
+		return NULL;
+	return v->att.dispatcher ? "dispatcher" : "single";
+}
+
+static const char *attach_path_text(const struct status_view *v)
+{
+	if (!v->attached)
+		return "none (not attached)";
+	if (v->att.dispatcher)
+		return "freplace into libxdp's dispatcher: other libxdp programs can share the interface";
+	if (!(v->st.kernel_features & KF_FREPLACE))
+		return "single program: this kernel refuses freplace programs, which libxdp's dispatcher needs; no other XDP program can share the interface";
+	return "single program although this kernel takes freplace programs (LIBXDP_SKIP_DISPATCHER=1 at load?); no other XDP program can share the interface";
+}
+
 static void print_text(const struct status_view *v)
 {
 	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
@@ -150,6 +171,7 @@ static void print_text(const struct status_view *v)
 	format_non_ip(&v->cfg, non_ip, sizeof(non_ip));
 	printf("  %-18s %s, %s\n", "attach", xdp_mode_name(v->st.xdp_mode),
 	       attach_kind(v));
+	printf("  %-18s %s\n", "attach path", attach_path_text(v));
 	printf("  %-18s %u (%s)%s\n", "program id", v->st.prog_id,
 	       v->attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
@@ -221,6 +243,10 @@ static void print_json(struct json *j, const struct status_view *v)
 	if (v->complete) {
 		json_string(j, "xdp_mode", xdp_mode_name(v->st.xdp_mode));
 		json_string(j, "attach_kind", attach_kind(v));
+		if (attach_path_json(v))
+			json_string(j, "attach_path", attach_path_json(v));
+		else
+			json_null(j, "attach_path");
 		json_bool(j, "no_touch", v->st.notouch);
 		json_uint(j, "buckets", v->cfg.nbuckets);
 		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
@@ -247,8 +273,8 @@ static void print_json(struct json *j, const struct status_view *v)
 /* `bits`: as recorded by the instances' load, or probed now when none
  * is loaded (parsing the kernel's BTF costs tens of milliseconds).
  */
-/* The NAPI netlink is probed now rather than taken from the record: the
- * running kernel is the one that loaded the instance either way.
+/* The NAPI netlink and freplace are probed now rather than taken from the
+ * record: the running kernel is the one that loaded the instance either way.
  */
 static void print_features(bool as_json, struct json *j, __u32 bits)
 {
@@ -259,6 +285,7 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 		[NAPI_NETLINK_SET] = "yes: NAPI settings per NAPI instance too",
 	};
 	enum napi_netlink napi = kernel_napi_netlink();
+	int freplace = kernel_freplace_probe();
 	bool gro = bits & KF_CPUMAP_GRO;
 	int tp;
 
@@ -267,6 +294,7 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 		json_bool(j, "btf", bits & KF_BTF);
 		json_bool(j, "cpumap_gro", gro);
 		json_string(j, "napi_netlink", napi_json[napi]);
+		json_bool(j, "freplace", !freplace);
 		json_object_open(j, "tracepoints");
 		for (tp = 0; tp < TP_COUNT; tp++)
 			json_bool(j, tracepoint_name(tp), bits & KF_TRACEPOINT(tp));
@@ -279,6 +307,12 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 	       gro ? "yes: the cpumap coalesces steered TCP itself"
 		   : "no: this kernel's cpumap does not do GRO; steered TCP is not coalesced");
 	printf("  %-18s %s\n", "NAPI netlink", napi_text[napi]);
+	if (freplace)
+		printf("  %-18s refused (%s): libxdp attaches a program alone, without its dispatcher\n",
+		       "freplace", strerror(-freplace));
+	else
+		printf("  %-18s yes: libxdp's dispatcher can share an interface between programs\n",
+		       "freplace");
 	printf("  %-18s", "tracepoints");
 	for (tp = 0; tp < TP_COUNT; tp++)
 		printf(" %s%s", tracepoint_name(tp), bits & KF_TRACEPOINT(tp) ? "" : "(missing)");

@@ -149,6 +149,8 @@ __u32 kernel_features_probe(void)
 		bits |= KF_BTF;
 	if (kernel_cpumap_does_gro())
 		bits |= KF_CPUMAP_GRO;
+	if (!kernel_freplace_probe())
+		bits |= KF_FREPLACE;
 	for (tp = 0; tp < TP_COUNT; tp++)
 		if (kernel_has_tracepoint(tracepoint_name(tp)))
 			bits |= KF_TRACEPOINT(tp);

@@ -16,6 +16,8 @@ struct btf;
 #define KF_BTF (1u << 0)
 #define KF_CPUMAP_GRO (1u << 1)
 #define KF_TRACEPOINT(tp) (1u << (2 + (tp)))	/* enum tracepoint_id */
+/* The top bit, clear of the tracepoints', so older records read alike. */
+#define KF_FREPLACE (1u << 31)
 
 __u32 kernel_features_probe(void);
 
