@@ -33,6 +33,8 @@ LOADER_HDRS := $(wildcard $(addsuffix /*.h,$(LOADER_DIRS)))
 LOADER_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LOADER_SRCS))
 TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/test_*.c))
 TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard selftests/tools/*.c))
+# XDP programs of other users, which network tests attach beside cpusteer.
+TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 # Everything in loader/ except main.c links into the selftests too.
 LIB_OBJS   := $(filter-out $(OUT)/loader/main.o,$(LOADER_OBJS))
 
@@ -48,7 +50,7 @@ endif
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all layers test test-kernels clean vmlinux man setup run help
 
-all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS)
+all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS) $(TEST_BPF_OBJS)
 
 # Which loader folder may include which (ARCHITECTURE.md).
 layers:
@@ -61,6 +63,10 @@ $(OUT) $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/selftests/%.bpf.o: selftests/bpf/%.bpf.c vmlinux.h | $(OUT)/selftests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

@@ -135,6 +135,18 @@ device_state_b() {
 		done' "$VB" "$TOOLS/napi_show"
 }
 
+# The id `xdp-loader status` lists for program NAME in FILE (its output):
+# the first number after the name, on the program's own line alone
+#   "vethB  NAME  native  ID  TAG"
+# and in a dispatcher's list
+#   "vethB  xdp_dispatcher  native  ID  TAG", then "=>  PRIO  NAME  ID  TAG  ACTIONS".
+xdp_loader_listed_id() {	# NAME FILE
+	awk -v name="$1" '{
+		for (i = 1; i < NF; i++) if ($i == name) {
+			for (j = i + 1; j <= NF; j++) if ($j ~ /^[0-9]+$/) { print $j; exit }
+		} }' "$2"
+}
+
 # --- topology ---------------------------------------------------------------
 
 # Stops a background command: TERM first, so it can end cleanly. A child

@@ -26,17 +26,6 @@ netns_setup || t_abort "setup: $NETNS_WHY"
 out=$(cs load "$VB" --cpus 0-1 2>&1) ||
 	t_abort "cpusteer load failed: $out"
 
-# The program line xdp-loader prints, and the first number after the name:
-# Single program: "vethB  cpusteer_steer  native  ID  TAG".
-# Dispatcher:     "vethB  xdp_dispatcher  native  ID  TAG" then
-#                 "=>  PRIO  cpusteer_steer  ID  TAG  ACTIONS".
-listed_id() {	# FILE
-	grep -w cpusteer_steer "$1" | awk '{
-		for (i = 1; i < NF; i++) if ($i == "cpusteer_steer") {
-			for (j = i + 1; j <= NF; j++) if ($j ~ /^[0-9]+$/) { print $j; exit }
-		} }'
-}
-
 check_xdp_loader() {
 	in_b xdp-loader status "$VB" >"$NETNS_TMP/xdp-loader" 2>&1
 	t_eq "xdp-loader status exit status" 0 $?
@@ -47,7 +36,7 @@ check_xdp_loader() {
 	fi
 	t_eq "program id xdp-loader lists" \
 		"$(cs status "$VB" --json | jq -r '.instances[0].program_id')" \
-		"$(listed_id "$NETNS_TMP/xdp-loader")"
+		"$(xdp_loader_listed_id cpusteer_steer "$NETNS_TMP/xdp-loader")"
 	grep -w "$VB" "$NETNS_TMP/xdp-loader" | grep -qw native ||
 		t_fail "xdp-loader does not show $VB in native mode"
 }
