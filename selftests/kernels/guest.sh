@@ -10,18 +10,20 @@
 # Settings come from the kernel command line, as environment variables:
 #   checkout=PATH          the checkout whose build is tested
 #   guest_tests=PATTERN    only the test files matching PATTERN
+#   guest_suite=all        also the files marked "Not in kernel runs"
 #   guest_command=CMD      a shell command to run in the checkout instead
 #                          of the suite (a bench run, one tool by hand);
 #                          its output goes to command.log
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LC_ALL=C.UTF-8
-# Emulation makes everything 3-5 times slower than on the host: a test file
-# gets that much more time before selftests/run.sh calls it hung.
+# Emulation makes everything 10-30 times slower than on the host: a test
+# file gets that much more time before selftests/run.sh calls it hung.
 export SELFTEST_TIMEOUT=1200
 # The other compilers' objects are loaded (what depends on the kernel), not
 # tested through again (what depends on the compiler, done on the host).
 export CPUSTEER_COMPILERS_LOAD_ONLY=1
+[ "${guest_suite:-}" = all ] || export SELFTEST_KERNEL_RUN=1
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys

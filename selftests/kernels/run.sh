@@ -10,6 +10,10 @@
 #   KERNEL="A.deb B.deb"  kernel packages to boot; by default the ones
 #                         `scripts/setup.sh --kernels` fetched (Debian 12's
 #                         linux-image-amd64 and linux-image-rt-amd64)
+#   KERNEL_SUITE=all      run every test file; by default the files that
+#                         cannot differ between kernels, or take too long
+#                         under emulation, each say why and count as one
+#                         skip (see SELFTEST_KERNEL_RUN in selftests/run.sh)
 #   KERNEL_COMMAND=CMD    run CMD in the checkout instead of the suite
 #                         (a bench, a tool by hand); its output is printed
 #   KERNEL_APPEND=ARGS    more kernel command line (e.g. preempt=full)
@@ -57,6 +61,10 @@ for v in "$top" "$pattern" "${KERNEL_COMMAND:-}" "${KERNEL_APPEND:-}"; do
 done
 case $top in
 *[[:space:]]*) die "cannot boot from $top: the checkout's path holds a space" ;;
+esac
+case ${KERNEL_SUITE:-} in
+'' | all) ;;
+*) die "bad KERNEL_SUITE '$KERNEL_SUITE': expected all or nothing" ;;
 esac
 for v in "$limit" "$cpus" "$jobs" "$memory"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || die "bad KERNEL_TIMEOUT/KERNEL_CPUS/KERNEL_JOBS/KERNEL_MEMORY '$v': not a positive number"
@@ -156,6 +164,7 @@ boot() {	# DEB
 	append="$append guest_script=$top/selftests/kernels/guest.sh"
 	append="$append checkout=$top"
 	[ -n "$pattern" ] && append="$append guest_tests=\"$pattern\""
+	[ "${KERNEL_SUITE:-}" = all ] && append="$append guest_suite=all"
 	[ -n "${KERNEL_COMMAND:-}" ] && append="$append guest_command=\"$KERNEL_COMMAND\""
 	[ -n "${KERNEL_APPEND:-}" ] && append="$append $KERNEL_APPEND"
 	timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$memory" \
