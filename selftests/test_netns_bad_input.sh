@@ -9,6 +9,8 @@
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
 #                                         first nothing loaded, then
 #                                         cpusteer load --cpus 0-1
+#
+# Not in kernel runs: all refusals but two come before any kernel call (10 s on the host, 6 min under emulation)
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
