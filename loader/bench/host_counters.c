@@ -111,3 +111,35 @@ void read_prog_run_time(int fd, __u64 *ns, __u64 *cnt)
 		*cnt = info.run_cnt;
 	}
 }
+
+/* The kernel counts run time for the program it calls at the hook. An
+ * extension in libxdp's dispatcher replaces one of the dispatcher's
+ * functions outright, so its time is the dispatcher's; its tracing link
+ * names the dispatcher (target_obj_id).
+ */
+static __u32 extension_target(__u32 prog_id)
+{
+	struct bpf_link_info info;
+	__u32 id = 0, len, target = 0;
+	int fd;
+
+	while (!target && !bpf_link_get_next_id(id, &id)) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.prog_id == prog_id &&
+		    info.type == BPF_LINK_TYPE_TRACING)
+			target = info.tracing.target_obj_id;
+		close(fd);
+	}
+	return target;
+}
+
+int open_run_time_prog(__u32 prog_id)
+{
+	__u32 target = extension_target(prog_id);
+
+	return bpf_prog_get_fd_by_id(target ? target : prog_id);
+}

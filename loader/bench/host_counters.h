@@ -30,5 +30,9 @@ int read_netdev_rx(int fd, const char *ifname, __u64 *rx, __u64 *drop);
  * is negative or the kernel keeps no statistics (BPF_STATS_RUN_TIME off).
  */
 void read_prog_run_time(int fd, __u64 *ns, __u64 *cnt);
+/* An fd of the program whose run time holds PROG_ID's: PROG_ID itself, or
+ * the libxdp dispatcher it is an extension of. -1 when neither opens.
+ */
+int open_run_time_prog(__u32 prog_id);
 
 #endif

@@ -34,7 +34,7 @@ struct observer {
 	bool steering;			/* cpusteer is loaded on ifname */
 	struct steer_instance in;
 	struct tracer tracer;
-	int prog_fd;			/* the attached program, for run time */
+	int prog_fd;			/* the program whose run time holds ours */
 	struct snapshot first, prev, cur;
 	struct stats_sample delta;
 };
@@ -85,7 +85,7 @@ static int observer_attach_steering(struct observer *ob, const struct instance_d
 		return err;
 	n = ob->tracer.ncpus;
 	if (!instance_read_state(&ob->in, &st))
-		ob->prog_fd = bpf_prog_get_fd_by_id(st.prog_id);
+		ob->prog_fd = open_run_time_prog(st.prog_id);
 	if (sample_alloc(&ob->first.s, n) || sample_alloc(&ob->prev.s, n) ||
 	    sample_alloc(&ob->cur.s, n) || sample_alloc(&ob->delta, n))
 		return -ENOMEM;
