@@ -7,6 +7,7 @@
 #   features   what the kernel offers, as `key: value` lines
 #   suite.log  the selftests' output (its last line is the total)
 #   status     the exit status of selftests/run.sh
+#   dmesg      the kernel's log at the end, without timestamps
 # Settings come from the kernel command line, as environment variables:
 #   checkout=PATH          the checkout whose build is tested
 #   guest_tests=PATTERN    only the test files matching PATTERN
@@ -85,4 +86,5 @@ else
 	selftests/run.sh ${guest_tests:+"$guest_tests"} 2>&1 | tee /mnt/out/suite.log
 	echo "${PIPESTATUS[0]}" > /mnt/out/status
 fi
+dmesg --notime > /mnt/out/dmesg
 sync
