@@ -30,3 +30,18 @@ run_bg() {	# OUT CMD...
 	"$@" >"$out" 2>&1 &
 	BG_PID=$!
 }
+
+# Runs `cpusteer bench ARGS...` to its end with its output in OUT and its
+# pid (for the cleanup check) in BENCH_PID. Its exit status must be 0; the
+# output is shown when it is not.
+bench_to_end() {	# OUT ARGS...
+	local out=$1 rc
+
+	shift
+	run_bg "$out" "$CPUSTEER" bench "$@"
+	BENCH_PID=$BG_PID
+	wait "$BENCH_PID"
+	rc=$?
+	t_eq "exit status of cpusteer bench" 0 "$rc"
+	[ "$rc" = 0 ] || t_note_file "$out" output
+}

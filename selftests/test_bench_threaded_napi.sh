@@ -18,17 +18,10 @@ t_tmpdir
 
 JSON=$T_TMP/tn.json
 OUT=$T_TMP/tn.out
-PID=
+BENCH_PID=
 
 test_threaded_napi_runs() {
-	local rc
-
-	run_bg "$OUT" "$CPUSTEER" bench --scenario threaded-napi --flood-duration 3 --json "$JSON"
-	PID=$BG_PID
-	wait "$PID"
-	rc=$?
-	t_eq "exit status of cpusteer bench" 0 "$rc"
-	[ "$rc" = 0 ] || t_note_file "$OUT" output
+	bench_to_end "$OUT" --scenario threaded-napi --flood-duration 3 --json "$JSON"
 	grep -q '^threaded-napi: one 3 s flood per side' "$OUT" ||
 		t_fail "no threaded-napi section in the summary"
 	grep -q '^  kernel log, threaded-on: [0-9]* (rcu_stall [0-9]*, soft_lockup' "$OUT" ||
@@ -86,8 +79,8 @@ PY
 }
 
 test_threaded_napi_cleans_up() {
-	[ -n "$PID" ] || { t_skip "bench did not run"; return; }
-	expect_clean "$PID" "cpusteer bench --scenario threaded-napi"
+	[ -n "$BENCH_PID" ] || { t_skip "bench did not run"; return; }
+	expect_clean "$BENCH_PID" "cpusteer bench --scenario threaded-napi"
 }
 
 # One line on stderr, usage status 2, nothing on stdout.
