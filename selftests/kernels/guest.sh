@@ -27,6 +27,11 @@ export CPUSTEER_COMPILERS_LOAD_ONLY=1
 [ "${guest_suite:-}" = all ] || export SELFTEST_KERNEL_RUN=1
 
 mount -t proc proc /proc
+# The checkout may lie in a folder that gets a fresh tmpfs below (a clone
+# in /tmp or /run): a bind mount holds it, and goes back to its own path
+# once the other mounts are made.
+mkdir -p /mnt/checkout
+mount --bind "$checkout" /mnt/checkout || exit 1
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
@@ -43,6 +48,8 @@ mount -t bpf bpf /sys/fs/bpf
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+mkdir -p "$checkout"
+mount --move /mnt/checkout "$checkout" || exit 1
 # The host's /lib/modules has no modules for this kernel: the package's
 # own are shared, so that modprobe (and the kernel's own module requests,
 # e.g. for veth) find them.
