@@ -147,6 +147,17 @@ xdp_loader_listed_id() {	# NAME FILE
 		} }' "$2"
 }
 
+# The id of cpusteer's own program on IFACE in netns NS, as libxdp lists
+# it: the interface's program when cpusteer is attached alone, its
+# extension when it sits in libxdp's dispatcher (the interface then shows
+# the dispatcher's id, and cpusteer names its own). nsenter, not ip netns
+# exec: that mounts a fresh /sys, without the bpffs where libxdp keeps the
+# dispatcher's pins, and xdp-loader then lists no extension.
+steer_prog_id_in() {	# NS IFACE
+	nsenter --net="/run/netns/$1" xdp-loader status "$2" 2>/dev/null |
+		xdp_loader_listed_id cpusteer_steer -
+}
+
 # --- topology ---------------------------------------------------------------
 
 # Stops a background command: TERM first, so it can end cleanly. A child

@@ -471,8 +471,8 @@ t_begin skb_mode_load_status_unload
 if ! out=$(cs load "$VB" --cpus 0 --xdp-mode skb 2>&1); then
 	t_fail "load --xdp-mode skb failed: $out"
 else
-	prog=$(xdp_prog_id)
-	[ -n "$prog" ] || t_fail "no XDP program on $VB after load"
+	[ -n "$(xdp_prog_id)" ] || t_fail "no XDP program on $VB after load"
+	prog=$(steer_prog_id_in "$NSB" "$VB")
 	ip -n "$NSB" -d link show "$VB" | head -n 1 | grep -qw xdpgeneric ||
 		t_fail "the kernel does not show $VB in generic (skb) mode: $(ip -n "$NSB" link show "$VB" | head -n 1)"
 	t_eq "status: xdp_mode attached program_id" "skb true $prog" \
@@ -656,12 +656,14 @@ if loaded_gro_on_in_b "$VK" vl$$; then
 		t_fail "the kernel did not keep program $prog on $VK moved to $NSC (has '$(xdp_id_in "$NSC" "$VK")')"
 	else
 		t_eq "GRO on $VK in $NSC before the unload" on "$(gro_in "$NSC" "$VK")"
+		# The id cpusteer names: its own program's, not the dispatcher's.
+		steer=$(steer_prog_id_in "$NSC" "$VK")
 		csc status "$VK" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
 		line=$(head -n 1 "$NETNS_TMP/err")
 		[ "$(nlines "$NETNS_TMP/err")" = 1 ] ||
 			t_fail "status in $NSC: lines on stderr: expected 1, got $(nlines "$NETNS_TMP/err"): '$(tr '\n' '|' <"$NETNS_TMP/err")'"
-		[[ $line =~ /run/netns/$NSB([^0-9]|$) ]] && [[ $line == *"$prog"* ]] ||
-			t_fail "status in $NSC: expected a line naming program $prog and the instance in /run/netns/$NSB, got '$line'"
+		[[ $line =~ /run/netns/$NSB([^0-9]|$) ]] && [[ -n $steer && $line == *"program $steer "* ]] ||
+			t_fail "status in $NSC: expected a line naming program $steer and the instance in /run/netns/$NSB, got '$line'"
 		out=$(csc unload "$VK" 2>&1)
 		t_eq "unload in $NSC exit status ($out)" 0 $?
 		t_eq "XDP program on $VK in $NSC" "" "$(xdp_id_in "$NSC" "$VK")"
