@@ -110,6 +110,12 @@ check_state() {	# ROUND
 	prog='' name=''
 	if [[ $link =~ prog/xdp\ id\ ([0-9]+)\ name\ ([^ ]+) ]]; then
 		prog=${BASH_REMATCH[1]} name=${BASH_REMATCH[2]}
+		# Inside libxdp's dispatcher the interface shows the dispatcher;
+		# cpusteer's own program is its extension, which status names.
+		if [ "$name" = xdp_dispatcher ]; then
+			prog=$(steer_prog_id_in "$NSB" "$VB")
+			name=${prog:+cpusteer_steer}
+		fi
 		t_eq "round $r: name of the XDP program on $VB" cpusteer_steer "$name"
 	fi
 	json=$(cs status "$VB" --json 2>"$NETNS_TMP/status.err")
@@ -191,14 +197,22 @@ load_checked() {	# ROUND ARGS...
 	out=$(cs load "$VB" "$@" 2>&1) || t_fail "round $r: cpusteer load $* failed: $out"
 }
 
+NAPI_NETLINK=$(genl_napi_netlink)
+
 # The device's GRO, NAPI defer_hard_irqs and threaded as the kernel has
 # them: "gro on defer 2 threaded 1".
 device_knobs() {
 	local gro napi
 
 	gro=$(in_b ethtool -k "$VB" | awk '$1 == "generic-receive-offload:" { print $2 }')
-	napi=$(in_b "$TOOLS/napi_show" "$VB" | awk '{ print "defer", $4, "threaded", $8 }' | sort -u |
-		tr '\n' ' ')
+	if [ "$NAPI_NETLINK" = none ]; then
+		# No netdev family (before 6.3): the device-wide sysfs files,
+		# where cpusteer writes the settings on such a kernel.
+		napi="defer $(b_sysfs napi_defer_hard_irqs) threaded $(b_sysfs threaded)"
+	else
+		napi=$(in_b "$TOOLS/napi_show" "$VB" | awk '{ print "defer", $4, "threaded", $8 }' |
+			sort -u | tr '\n' ' ')
+	fi
 	echo "gro $gro ${napi% }"
 }
 
