@@ -84,6 +84,45 @@ FLOWS_V4="--src $IPA --dst $IPB --sport 30000 --dport 20000"
 FLOWS_V6="--src $IP6A --dst $IP6B --sport 31000 --dport 21000"
 udp_flows() { "$TOOLS/udp_flows" "$@"; }
 
+# Sends PER flows' datagrams A -> B (udp_flows send FLOW-ARGS) to a
+# receiver in B that writes its per-flow report to RX; checks that all
+# were sent and received. Returns 1 when the receiver did not start.
+exchange_flows() {	# RX FLOW-ARGS FLOWS PER
+	local rx=$1 flows=$2 n=$3 per=$4 sent
+
+	# shellcheck disable=SC2086
+	bg_b "$TOOLS/udp_flows" recv $flows --flows "$n" --expect $((n * per)) --max 10000 >"$rx"
+	if ! wait_ready "$rx"; then
+		t_fail "the receiver in B did not start"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	sent=$(in_a "$TOOLS/udp_flows" send $flows --flows "$n" --count "$per")
+	wait "$BG_PID"
+	t_eq "sender" "sent $((n * per)) failed 0" "$sent"
+	t_eq "datagrams received" "total $((n * per))" "$(grep '^total' "$rx")"
+}
+
+# Compares, flow by flow, the CPU classify predicted (WANT) with the CPU
+# that received the flow (GOT), both "sport dport cpu" lines: every flow
+# must be in both, on the same CPU, and the flows must have landed on
+# both CPUs, or the comparison proves little.
+check_flows_placed() {	# WANT GOT FLOWS
+	local want=$1 got=$2 flows=$3 mismatches cpus
+
+	t_eq "flows classified" "$flows" "$(wc -l <"$want")"
+	mismatches=$(join -j1 <(awk '{ print $1 ":" $2, $3 }' "$want") \
+		<(awk '{ print $1 ":" $2, $3 }' "$got") | awk '$2 != $3' | head -5)
+	if [ -n "$mismatches" ]; then
+		t_fail "flows on another CPU than classify predicts (flow, predicted, observed):"
+		while read -r line; do t_fail "  $line"; done <<<"$mismatches"
+	fi
+	t_eq "flows compared" "$flows" "$(join -j1 <(awk '{ print $1 ":" $2 }' "$want") \
+		<(awk '{ print $1 ":" $2 }' "$got") | wc -l)"
+	cpus=$(awk '{ print $3 }' "$got" | sort -u | tr '\n' ' ')
+	t_eq "CPUs the flows landed on" "0 1 " "$cpus"
+}
+
 # "name value" lines of a file -> the value of NAME (empty when absent).
 field() {	# FILE NAME
 	awk -v k="$2" '$1 == k { print $2; found = 1 } END { if (!found) print "" }' "$1"
