@@ -96,6 +96,11 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	set_frags(skel, path == ATTACH_SINGLE);
 	if (path == ATTACH_DISPATCHER)
 		bpf_program__set_autoload(attach, false);
+	/* Only classify and the program tests read decisions; the verifier's
+	 * time on the recording copy would be half of every other load's.
+	 */
+	if (!record_decisions)
+		bpf_program__set_autoload(skel->progs.cpusteer_classify, false);
 	err = steer__load(skel);
 	if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
