@@ -24,14 +24,14 @@ static void json_rate_or_count(struct json *j, const char *key, __u64 count, dou
 		json_uint(j, key, count);
 }
 
-static void json_reasons(struct json *j, const char *key, const __u64 *v, int n,
-			 bool errors, double dt)
+static void json_group(struct json *j, const char *key, const struct counter_group *g,
+		       const struct cpusteer_counters *c, double dt)
 {
-	int i;
+	__u32 i;
 
 	json_object_open(j, key);
-	for (i = 0; i < n; i++)
-		json_rate_or_count(j, errors ? error_name(i) : pass_reason_name(i), v[i], dt);
+	for (i = 0; i < g->n; i++)
+		json_rate_or_count(j, g->name(i), group_counts(g, c)[i], dt);
 	json_object_close(j);
 }
 
@@ -49,7 +49,7 @@ static void json_rx(struct json *j, const struct stats_view *v, double dt)
 {
 	const struct stats_sample *d = &v->delta;
 	struct rx_sum s = sample_rx_sum(d, v->ncpus, -1);
-	int cpu;
+	int cpu, g;
 
 	json_object_open(j, "rx");
 	json_rate(j, "total_pps", s.rx, dt);
@@ -65,8 +65,9 @@ static void json_rx(struct json *j, const struct stats_view *v, double dt)
 		json_rate(j, "redirect_pps", s.redirect, dt);
 		json_rate(j, "pass_pps", s.pass, dt);
 		json_rate(j, "error_pps", s.error, dt);
-		json_reasons(j, "pass", d->rx[cpu].passed, CPUSTEER_PASS_REASONS, false, dt);
-		json_reasons(j, "errors", d->rx[cpu].errors, CPUSTEER_ERRORS, true, dt);
+		for (g = 0; g < COUNTER_GROUPS; g++)
+			json_group(j, counter_groups[g].json_key, &counter_groups[g], &d->rx[cpu],
+				   dt);
 		json_object_close(j);
 	}
 	json_array_close(j);
@@ -153,7 +154,7 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	struct enqueue_count e = sample_enqueue_all(t, v->ncpus);
 	struct cpusteer_counters rx;
 	struct rx_sum s;
-	int cpu;
+	int cpu, g;
 
 	sample_rx_all(&rx, t, v->ncpus);
 	s = sample_rx_sum(t, v->ncpus, -1);
@@ -162,8 +163,8 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	json_uint(j, "redirect", s.redirect);
 	json_uint(j, "pass", s.pass);
 	json_uint(j, "error", s.error);
-	json_reasons(j, "pass_reasons", rx.passed, CPUSTEER_PASS_REASONS, false, 0);
-	json_reasons(j, "errors", rx.errors, CPUSTEER_ERRORS, true, 0);
+	for (g = 0; g < COUNTER_GROUPS; g++)
+		json_group(j, counter_groups[g].json_total_key, &counter_groups[g], &rx, 0);
 	json_array_open(j, "redirect_per_target");
 	for (cpu = 0; cpu < v->ncpus; cpu++) {
 		json_object_open(j, NULL);

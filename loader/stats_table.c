@@ -110,28 +110,29 @@ static void print_receive(const struct stats_view *v, double dt)
 	}
 }
 
-/* PASSED and ERRORS share a shape: one row per reason, and with
- * --extended one sub-row per receiving CPU.
+/* One block per counter group: one row per name, and with --extended
+ * one sub-row per receiving CPU.
  */
-static void print_reasons(const struct stats_view *v, const struct cpusteer_counters *rx,
-			  double dt, bool errors)
+static void print_group(const struct stats_view *v, const struct counter_group *g,
+			const struct cpusteer_counters *rx, double dt)
 {
 	static const char *const cols[] = { "pkt/s" };
 	const struct stats_sample *d = &v->delta;
-	int i, cpu, n = errors ? CPUSTEER_ERRORS : CPUSTEER_PASS_REASONS;
 	bool header = false;
 	__u64 count, per;
+	__u32 i;
+	int cpu;
 
-	for (i = 0; i < n; i++) {
-		count = errors ? rx->errors[i] : rx->passed[i];
+	for (i = 0; i < g->n; i++) {
+		count = group_counts(g, rx)[i];
 		if (!count && !v->extended)
 			continue;
 		if (!header)
-			put_header(errors ? "ERRORS (passed)" : "PASSED", cols, 1);
+			put_header(g->title, cols, 1);
 		header = true;
-		put_figure_row(count, dt, "  %s", errors ? error_name(i) : pass_reason_name(i));
+		put_figure_row(count, dt, "  %s", g->name(i));
 		for (cpu = 0; v->extended && cpu < v->ncpus; cpu++) {
-			per = errors ? d->rx[cpu].errors[i] : d->rx[cpu].passed[i];
+			per = group_counts(g, &d->rx[cpu])[i];
 			if (per)
 				put_figure_row(per, dt, "    on cpu %d", cpu);
 		}
@@ -281,14 +282,15 @@ void stats_print_table(const struct stats_view *v, double dt, const struct times
 	struct cpusteer_remote_counters r = sample_remote_all(&v->total, v->ncpus);
 	struct cpusteer_counters rx;
 	struct tm now;
+	int g;
 
 	localtime_r(&wall->tv_sec, &now);
 	sample_rx_all(&rx, &v->delta, v->ncpus);
 	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname, now.tm_hour,
 	       now.tm_min, now.tm_sec, dt);
 	print_receive(v, dt);
-	print_reasons(v, &rx, dt, false);
-	print_reasons(v, &rx, dt, true);
+	for (g = 0; g < COUNTER_GROUPS; g++)
+		print_group(v, &counter_groups[g], &rx, dt);
 	print_redirected(v, dt);
 	if (t->attached[TP_CPUMAP_ENQUEUE])
 		print_enqueue(v, dt);

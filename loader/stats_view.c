@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sums over CPUs that the stats table and the JSON both show. */
+#include <stddef.h>
 #include <string.h>
 #include "names.h"
 #include "stats_view.h"
+
+const struct counter_group counter_groups[COUNTER_GROUPS] = {
+	{ "PASSED", "pass", "pass_reasons", offsetof(struct cpusteer_counters, passed),
+	  CPUSTEER_PASS_REASONS, pass_reason_name },
+	{ "ERRORS (passed)", "errors", "errors", offsetof(struct cpusteer_counters, errors),
+	  CPUSTEER_ERRORS, error_name },
+};
 
 /* Every counter struct is made of __u64 words (trace.h), so one loop adds
  * up any of them: *sum += the `count` structs of `size` bytes that start

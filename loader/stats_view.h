@@ -46,6 +46,27 @@ struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n);
 struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
 struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
 
+/* The named counter arrays of struct cpusteer_counters, each shown as a
+ * block of one row per name: why packets were passed, and the errors.
+ */
+struct counter_group {
+	const char *title;	/* the table's header */
+	const char *json_key;	/* in each interval's per-CPU objects */
+	const char *json_total_key;	/* in "totals" */
+	size_t offset;		/* of its __u64 array in the counters */
+	__u32 n;
+	const char *(*name)(__u32 index);
+};
+
+#define COUNTER_GROUPS 2
+extern const struct counter_group counter_groups[COUNTER_GROUPS];
+
+static inline const __u64 *group_counts(const struct counter_group *g,
+					const struct cpusteer_counters *c)
+{
+	return (const __u64 *)((const char *)c + g->offset);
+}
+
 /* The XDP action of an exception slot, or "other". */
 const char *exception_slot_name(int slot);
 
