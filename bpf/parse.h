@@ -59,6 +59,14 @@ struct flow {
 	__u8 notes;	/* FLOW_* */
 };
 
+/* Where the transport header starts and how much of the datagram is left
+ * from there: where a tunnel header would be.
+ */
+struct l4_span {
+	void *start;
+	__u32 room;
+};
+
 enum parse_status {
 	PARSE_FLOW,	/* the flow is complete: steer it */
 	PARSE_FAILED,	/* *reason says why; pass the packet */
@@ -156,7 +164,7 @@ parse_ports(const struct frame *fr, void *l4, __u32 room, struct flow *f, __u32 
 }
 
 static __always_inline enum parse_status
-parse_ipv4(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
+parse_ipv4(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4, __u32 *reason)
 {
 	struct iphdr *iph = l3;
 	__u32 hdr_len, total;
@@ -180,6 +188,8 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
 	f->family = 4;
 	f->addr[0] = load_u64(&iph->saddr);	/* saddr, daddr: adjacent */
 	f->proto = iph->protocol;
+	l4->start = l3 + hdr_len;
+	l4->room = total - hdr_len;
 	/* Only the first fragment carries ports: hash every fragment of a
 	 * datagram on addresses and protocol so they all meet on one CPU.
 	 */
@@ -216,7 +226,7 @@ static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv
 }
 
 static __always_inline enum parse_status
-parse_ipv6(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
+parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4, __u32 *reason)
 {
 	struct ipv6hdr *ip6h = l3;
 	void *pos = l3 + IPV6_HDR_LEN;
@@ -259,6 +269,8 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
 			if (frag->frag_off & bpf_htons(IP6_MF | IP6_OFFSET)) {
 				f->proto = frag->nexthdr;
 				f->notes |= FLOW_FRAGMENT;
+				l4->start = pos;	/* not read: a fragment */
+				l4->room = room;
 				return PARSE_FLOW;
 			}
 			len = IPV6_EXT_UNIT;
@@ -279,6 +291,8 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, __u32 *reason)
 	if (ipv6_is_ext_header(nexthdr))
 		return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
 	f->proto = nexthdr;
+	l4->start = pos;
+	l4->room = room;
 	return parse_ports(fr, pos, room, f, reason);
 }
 
@@ -287,14 +301,15 @@ static __always_inline bool is_vlan_tpid(__be16 proto)
 	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
 }
 
-/* Up to two VLAN tags (802.1Q or 802.1AD, in either position) are
+/* The Ethernet header at `eth` (the frame's start, or a tunnel's inner
+ * frame). Up to two VLAN tags (802.1Q or 802.1AD, in either position) are
  * skipped; the tags themselves never reach the hash. Leaves *l3 at the
  * network header and returns its EtherType, or 0 with *reason set.
  */
-static __always_inline __be16 parse_ethernet(const struct frame *fr, struct flow *f, void **l3,
-					     __u32 *reason)
+static __always_inline __be16 parse_ethernet(const struct frame *fr, void *eth, struct flow *f,
+					     void **l3, __u32 *reason)
 {
-	void *pos = fr->data + ETH_HDR_LEN;
+	void *pos = eth + ETH_HDR_LEN;
 	__be16 proto;
 	int i;
 
@@ -302,7 +317,7 @@ static __always_inline __be16 parse_ethernet(const struct frame *fr, struct flow
 		cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
 		return 0;
 	}
-	proto = ((struct ethhdr *)fr->data)->h_proto;
+	proto = ((struct ethhdr *)eth)->h_proto;
 	*l3 = pos;
 	if (!is_vlan_tpid(proto))
 		return proto;	/* untagged: the common case, two compares */

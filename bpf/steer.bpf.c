@@ -21,6 +21,7 @@
 #include "cpusteer.h"
 #include "parse.h"
 #include "hash.h"
+#include "tunnel.h"
 
 /* The machine's possible CPUs, set by the loader: the CPUs a redirect can
  * name, and the redirect slots after the counters (cpusteer.h).
@@ -142,8 +143,16 @@ static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_fl
  */
 struct packet {
 	struct cpusteer_counters *cnt;
-	const struct flow *f;	/* NULL when the frame is not read (no record) */
+	const struct flow *f;	/* the flow hashed; NULL when the frame is
+				 * not read (no record) */
 	bool record;
+	/* For the record only: the tunnel the frame came through
+	 * (CPUSTEER_TUNNELS: none), its outer flow, and why `f` is that
+	 * outer flow after all (CPUSTEER_INNER_FALLBACKS: it is not).
+	 */
+	__u32 tunnel;
+	const struct flow *outer;
+	__u32 fallback;
 };
 
 static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bucket,
@@ -158,6 +167,12 @@ static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bu
 	if (!d)
 		return;
 	flow_to_key(pk->f, &d->key);
+	d->tunnel = pk->tunnel;
+	d->inner_fallback = pk->fallback;
+	if (pk->tunnel < CPUSTEER_TUNNELS)
+		flow_to_key(pk->outer, &d->outer);
+	else
+		__builtin_memset(&d->outer, 0, sizeof(d->outer));
 	d->hash = hash;
 	d->bucket = bucket;
 	d->cpu = cpu;
@@ -236,6 +251,133 @@ static __always_inline int steer_flow(const struct packet *pk,
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 
+/* Outer IP headers start within two VLAN tags of the frame's start. */
+#define TUNNEL_L3_OFF_MAX (ETH_HDR_LEN + 2 * VLAN_HDR_LEN)
+
+/* Global, like the functions below: the verifier checks it once, with
+ * offsets it knows nothing of. Inlined, the inner path would be explored
+ * again for every path of the outer parse (tags, options, extension
+ * headers) that reaches it. For the same reason it walks the outer IP
+ * header again rather than be handed the transport header's offset:
+ * kept live past the outer walk, that offset splits the caller's states
+ * by every length an extension header can have.
+ *
+ * Sets at->why; it returns nothing, because a returned 32-bit value is
+ * widened in a register of its own, and the verifier would not know the
+ * one used as an index to be the one checked.
+ */
+__noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
+{
+	struct frame fr = {
+		.ctx = ctx,
+		.data = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	struct flow again = { .ports = 0, .notes = 0 };
+	enum parse_status st;
+	struct l4_span l4;
+	__u32 reason = 0;
+	void *l3;
+
+	if (!at)
+		return 0;	/* cannot happen: the caller's */
+	at->why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
+	if (at->l3_off > TUNNEL_L3_OFF_MAX)
+		return 0;
+	l3 = fr.data + at->l3_off;
+	if (at->outer.family == 4)
+		st = parse_ipv4(&fr, l3, &again, &l4, &reason);
+	else
+		st = parse_ipv6(&fr, l3, &again, &l4, &reason);
+	if (st == PARSE_FLOW)
+		at->why = tunnel_payload(&fr, &l4, at);
+	return 0;
+}
+
+/* A frame of an enabled tunnel kind: steered by its inner flow, or by
+ * its outer one when the inner cannot be read, counted either way.
+ */
+static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+					  struct tunnel_at *at, const bool record)
+{
+	struct frame fr = {
+		.ctx = ctx,
+		.data = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+	struct packet pk = { .record = record };
+	__u32 zero = 0, why, kind;
+	struct flow in;
+
+	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
+	/* Cannot happen: the caller passes its own, and the array has entry 0. */
+	if (!pk.cnt || !cfg || !at || at->kind >= CPUSTEER_TUNNELS)
+		return XDP_PASS;
+	pk.f = pk.outer = &at->outer;
+	kind = at->kind;	/* bounded in a register: `at` may be rewritten */
+	pk.tunnel = kind;
+	if (record)
+		__builtin_memset(&in, 0, sizeof(in));
+	in.ports = 0;
+	in.notes = 0;
+	if (at->outer.notes & FLOW_FRAGMENT) {
+		why = CPUSTEER_INNER_OUTER_FRAGMENT;
+	} else {
+		find_tunnel_payload(ctx, at);
+		why = at->why;
+	}
+	if (why == CPUSTEER_INNER_FALLBACKS)
+		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
+	if (why == CPUSTEER_INNER_FALLBACKS) {
+		pk.f = &in;
+		if (kind < CPUSTEER_TUNNELS)
+			pk.cnt->inner_steered[kind]++;
+	} else if (why < CPUSTEER_INNER_FALLBACKS) {
+		pk.cnt->inner_fallback[why]++;
+	}
+	pk.fallback = why;
+	return steer_flow(&pk, cfg);
+}
+
+/* Global for the reason find_tunnel_payload is; one per program, as
+ * steer_frame is, so cpusteer_steer records nothing.
+ */
+__noinline int steer_tunneled_fast(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+				   struct tunnel_at *at)
+{
+	return steer_tunneled(ctx, cfg, at, false);
+}
+
+__noinline int steer_tunneled_record(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+				     struct tunnel_at *at)
+{
+	return steer_tunneled(ctx, cfg, at, true);
+}
+
+/* A parsed outer flow: looked into when it is a tunnel --inner names. */
+static __always_inline int steer_parsed(const struct packet *pk,
+					const struct cpusteer_config *cfg,
+					const struct frame *fr, void *l3)
+{
+	struct tunnel_at at;
+	__u32 kind;
+
+	if (cfg->inner) {
+		kind = tunnel_kind(pk->f, cfg);
+		if (kind < CPUSTEER_TUNNELS) {
+			/* Every byte set: a global function reads it all. */
+			__builtin_memset(&at, 0, sizeof(at));
+			at.outer = *pk->f;
+			at.kind = kind;
+			at.l3_off = l3 - fr->data;
+			if (pk->record)
+				return steer_tunneled_record(fr->ctx, cfg, &at);
+			return steer_tunneled_fast(fr->ctx, cfg, &at);
+		}
+	}
+	return steer_flow(pk, cfg);
+}
+
 static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 {
 	struct frame fr = {
@@ -246,7 +388,9 @@ static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0, reason = 0;
 	struct flow f;
-	struct packet pk = { .f = &f, .record = record };
+	struct packet pk = { .f = &f, .record = record, .tunnel = CPUSTEER_TUNNELS,
+			     .fallback = CPUSTEER_INNER_FALLBACKS };
+	struct l4_span l4;
 	__be16 proto;
 	void *l3;
 
@@ -264,15 +408,15 @@ static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
 	pk.cnt->rx_packets++;
 
-	proto = parse_ethernet(&fr, &f, &l3, &reason);
+	proto = parse_ethernet(&fr, fr.data, &f, &l3, &reason);
 	if (f.notes & FLOW_VLAN)
 		pk.cnt->seen_vlan++;
 	if (proto == bpf_htons(ETH_P_IP)) {
-		if (parse_ipv4(&fr, l3, &f, &reason) == PARSE_FLOW)
-			return steer_flow(&pk, cfg);
+		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
+			return steer_parsed(&pk, cfg, &fr, l3);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
-		if (parse_ipv6(&fr, l3, &f, &reason) == PARSE_FLOW)
-			return steer_flow(&pk, cfg);
+		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
+			return steer_parsed(&pk, cfg, &fr, l3);
 	} else if (proto) {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);

@@ -42,6 +42,36 @@ static inline __u32 cpusteer_bucket(__u32 hash, __u32 nbuckets)
 	return ((__u64)hash * nbuckets) >> 32;
 }
 
+/* Tunnels whose inner flow can decide the CPU (`--inner`). A frame of an
+ * enabled kind is steered by the flow it carries, one level deep, so the
+ * many flows that share one tunnel's outer 5-tuple spread over the CPUs.
+ */
+enum cpusteer_tunnel {
+	CPUSTEER_TUNNEL_VXLAN = 0,	/* UDP, 4789 and ports given */
+	CPUSTEER_TUNNEL_GENEVE,		/* UDP, 6081 and ports given */
+	CPUSTEER_TUNNEL_GRE,		/* IP protocol 47, RFC 2784/2890 */
+	CPUSTEER_TUNNEL_IPIP,		/* IP protocol 4: IPv4 in IPv4 or IPv6 */
+	CPUSTEER_TUNNEL_SIT,		/* IP protocol 41: IPv6 in IPv4 or IPv6 */
+	CPUSTEER_TUNNELS		/* also: not a tunnel, in a decision */
+};
+
+/* UDP destination ports recognised as VXLAN or GENEVE at once. */
+#define CPUSTEER_MAX_UDP_TUNNEL_PORTS 4
+
+/* Why a tunnelled frame was steered by its outer flow after all. The
+ * frame is never dropped for it: its outer key still names a CPU.
+ */
+enum cpusteer_inner_fallback {
+	CPUSTEER_INNER_TRUNCATED = 0,	/* tunnel or inner headers cut short */
+	CPUSTEER_INNER_UNSUPPORTED,	/* tunnel version or flags, or an inner
+					 * protocol, the parser does not read */
+	CPUSTEER_INNER_MALFORMED,	/* inner IP header fails the checks an
+					 * outer one must pass */
+	CPUSTEER_INNER_OUTER_FRAGMENT,	/* only the first fragment of the outer
+					 * datagram holds the inner headers */
+	CPUSTEER_INNER_FALLBACKS	/* also: none, in a decision */
+};
+
 enum cpusteer_hash_fn {
 	CPUSTEER_HASH_SIPHASH13 = 0,
 	CPUSTEER_HASH_JHASH = 1,
@@ -61,6 +91,16 @@ struct cpusteer_config {
 	__u32 non_ip_cpu;	/* CPUSTEER_NON_IP_PASS or a CPU number */
 	__u32 symmetric;	/* nonzero: both directions hash alike */
 	__u32 hash_fn;		/* enum cpusteer_hash_fn */
+	__u32 inner;		/* bits 1 << CPUSTEER_TUNNEL_*: tunnels
+				 * steered by their inner flow */
+	__u32 udp_tunnel_ports;	/* entries used in the two arrays below */
+	__be16 udp_tunnel_port[CPUSTEER_MAX_UDP_TUNNEL_PORTS];	/* network order */
+	__u8 udp_tunnel_kind[CPUSTEER_MAX_UDP_TUNNEL_PORTS];	/* VXLAN or GENEVE */
+	__u32 pad;
+	/* Bit (port % 64) set for each port above: one test turns away
+	 * nearly all UDP that is no tunnel before any port is compared.
+	 */
+	__u64 udp_tunnel_filter;
 };
 
 /* The fields that decide a flow's CPU and nothing else. IPv4 addresses sit
@@ -116,6 +156,8 @@ struct cpusteer_counters {
 	__u64 seen_fragments;
 	__u64 seen_vlan;
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
+	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
+	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
 };
 
 #define CPUSTEER_COUNTERS_VALUE_SIZE(ncpus) \
@@ -141,13 +183,17 @@ enum cpusteer_outcome {
  * one the kernel program chose, not a user-space re-computation.
  */
 struct cpusteer_decision {
-	struct cpusteer_flow_key key;
+	struct cpusteer_flow_key key;	/* the flow hashed */
 	__u32 hash;
 	__u32 bucket;
 	__u32 cpu;
 	__u32 outcome;
 	__u32 reason;
+	__u32 tunnel;		/* enum cpusteer_tunnel; CPUSTEER_TUNNELS: none */
+	__u32 inner_fallback;	/* with a tunnel: why `key` is the outer
+				 * flow; CPUSTEER_INNER_FALLBACKS: it is not */
 	__u32 pad;
+	struct cpusteer_flow_key outer;	/* with a tunnel: the outer flow */
 };
 
 /* Device settings as the loader records them: `mask` says which fields
@@ -175,7 +221,7 @@ enum cpusteer_phase {
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 4
+#define CPUSTEER_STATE_VERSION 5
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

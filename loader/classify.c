@@ -15,6 +15,7 @@
 #include "log.h"
 #include "names.h"
 #include "options.h"
+#include "tunnel_opts.h"
 
 /* Classify never sends a frame anywhere; the cpumap entries only have to
  * exist for the redirect to be chosen, so their queues stay small.
@@ -73,9 +74,42 @@ static bool redirected(const struct classify_result *r)
 	return r->recorded && r->d.outcome == CPUSTEER_OUT_REDIRECT;
 }
 
+static bool tunneled(const struct classify_result *r)
+{
+	return r->recorded && r->d.tunnel < CPUSTEER_TUNNELS;
+}
+
+static void print_flow(const struct cpusteer_flow_key *k)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+
+	format_addr(k->family, k->saddr, src, sizeof(src));
+	format_addr(k->family, k->daddr, dst, sizeof(dst));
+	if (k->family == 6)
+		printf("%s [%s]:%u -> [%s]:%u", ip_proto_name(k->proto), src, k->sport, dst,
+		       k->dport);
+	else
+		printf("%s %s:%u -> %s:%u", ip_proto_name(k->proto), src, k->sport, dst, k->dport);
+}
+
+/* After the flow hashed: the tunnel it came through and the outer flow,
+ * or why the outer flow is the one hashed.
+ */
+static void print_tunnel(const struct classify_result *r)
+{
+	if (r->d.inner_fallback < CPUSTEER_INNER_FALLBACKS) {
+		printf("  [%s, outer flow: inner %s]", tunnel_name(r->d.tunnel),
+		       inner_fallback_name(r->d.inner_fallback));
+		return;
+	}
+	printf("  [inner of %s ", tunnel_name(r->d.tunnel));
+	print_flow(&r->d.outer);
+	putchar(']');
+}
+
 static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 {
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], cpu[12] = "-", bucket[12] = "-";
+	char cpu[12] = "-", bucket[12] = "-";
 	const struct cpusteer_flow_key *k = &r->d.key;
 	const char *reason = reason_of(r);
 
@@ -85,26 +119,54 @@ static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 			snprintf(bucket, sizeof(bucket), "%u", r->d.bucket);
 	}
 	printf("%-6llu %5u  %-8s %4s %6s  ", (unsigned long long)index, len, r->verdict, cpu, bucket);
-	if (has_flow(r)) {
-		format_addr(k->family, k->saddr, src, sizeof(src));
-		format_addr(k->family, k->daddr, dst, sizeof(dst));
-		if (k->family == 6)
-			printf("%s [%s]:%u -> [%s]:%u", ip_proto_name(k->proto), src, k->sport,
-			       dst, k->dport);
-		else
-			printf("%s %s:%u -> %s:%u", ip_proto_name(k->proto), src, k->sport,
-			       dst, k->dport);
-	} else if (redirected(r)) {
+	if (has_flow(r))
+		print_flow(k);
+	else if (redirected(r))
 		printf("non-ip");
-	}
+	if (tunneled(r))
+		print_tunnel(r);
 	if (reason)
 		printf("%s(%s)", has_flow(r) ? "  " : "", reason);
 	putchar('\n');
 }
 
-static void json_row(struct json *j, __u64 index, __u32 len, const struct classify_result *r)
+static void json_flow(struct json *j, const char *key, const struct cpusteer_flow_key *k)
 {
 	char addr[INET6_ADDRSTRLEN];
+
+	json_object_open(j, key);
+	json_uint(j, "family", k->family);
+	json_string(j, "proto", ip_proto_name(k->proto));
+	format_addr(k->family, k->saddr, addr, sizeof(addr));
+	json_string(j, "src", addr);
+	format_addr(k->family, k->daddr, addr, sizeof(addr));
+	json_string(j, "dst", addr);
+	json_uint(j, "sport", k->sport);
+	json_uint(j, "dport", k->dport);
+	json_object_close(j);
+}
+
+/* "tunnel", "outer" and "inner_fallback": null when the frame came
+ * through no tunnel --inner names.
+ */
+static void json_tunnel(struct json *j, const struct classify_result *r)
+{
+	if (!tunneled(r)) {
+		json_null(j, "tunnel");
+		json_null(j, "outer");
+		json_null(j, "inner_fallback");
+		return;
+	}
+	json_string(j, "tunnel", tunnel_name(r->d.tunnel));
+	json_flow(j, "outer", &r->d.outer);
+	if (r->d.inner_fallback < CPUSTEER_INNER_FALLBACKS)
+		json_string(j, "inner_fallback", inner_fallback_name(r->d.inner_fallback));
+	else
+		json_null(j, "inner_fallback");
+}
+
+static void json_row(struct json *j, __u64 index, __u32 len, const struct classify_result *r)
+{
 	const struct cpusteer_flow_key *k = &r->d.key;
 	const char *reason = reason_of(r);
 
@@ -127,36 +189,29 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 		json_string(j, "reason", reason);
 	else
 		json_null(j, "reason");
-	if (has_flow(r)) {
-		json_object_open(j, "flow");
-		json_uint(j, "family", k->family);
-		json_string(j, "proto", ip_proto_name(k->proto));
-		format_addr(k->family, k->saddr, addr, sizeof(addr));
-		json_string(j, "src", addr);
-		format_addr(k->family, k->daddr, addr, sizeof(addr));
-		json_string(j, "dst", addr);
-		json_uint(j, "sport", k->sport);
-		json_uint(j, "dport", k->dport);
-		json_object_close(j);
-	} else {
+	if (has_flow(r))
+		json_flow(j, "flow", k);
+	else
 		json_null(j, "flow");
-	}
+	json_tunnel(j, r);
 	json_object_close(j);
 }
 
 static void print_header(const struct steer_opts *o, bool as_json, struct json *j)
 {
-	char key[40], cpus[256];
+	char key[40], cpus[256], inner[160];
 	__u32 i;
 
 	key_format(o->cfg.key, key, sizeof(key));
 	cpuset_format(&o->cpus, cpus, sizeof(cpus));
+	inner_format(&o->cfg, inner, sizeof(inner));
 	if (as_json) {
 		json_object_open(j, NULL);
 		json_string(j, "key", key);
 		json_string(j, "hash", hash_fn_name(o->cfg.hash_fn));
 		json_uint(j, "buckets", o->cfg.nbuckets);
 		json_bool(j, "symmetric", o->cfg.symmetric);
+		json_string(j, "inner", inner);
 		json_array_open(j, "cpus");
 		for (i = 0; i < o->cpus.n; i++) {
 			json_object_open(j, NULL);
@@ -168,8 +223,9 @@ static void print_header(const struct steer_opts *o, bool as_json, struct json *
 		json_array_open(j, "packets");
 		return;
 	}
-	printf("key %s  hash %s  buckets %u  cpus %s%s\n", key, hash_fn_name(o->cfg.hash_fn),
-	       o->cfg.nbuckets, cpus, o->cfg.symmetric ? "  symmetric" : "");
+	printf("key %s  hash %s  buckets %u  cpus %s%s  inner %s\n", key,
+	       hash_fn_name(o->cfg.hash_fn), o->cfg.nbuckets, cpus,
+	       o->cfg.symmetric ? "  symmetric" : "", inner);
 	printf("%-6s %5s  %-8s %4s %6s  %s\n", "#", "len", "verdict", "cpu", "bucket", "flow");
 }
 

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "names.h"
 #include "options.h"
+#include "tunnel_opts.h"
 
 /* --key is the 16 key bytes in order, as SipHash's reference defines a
  * key: k0 is bytes 0-7 and k1 bytes 8-15, each read little-endian. So any
@@ -125,6 +126,14 @@ static int opt_hash(void *opts, const char *arg)
 	return parse_hash(arg, &o->cfg.hash_fn);
 }
 
+static int opt_inner(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	o->inner_given = true;
+	return inner_parse(arg, &o->cfg);
+}
+
 const struct cli_option steer_options[] = {
 	CLI_OPTION("cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
 	  "all online"),
@@ -135,6 +144,9 @@ const struct cli_option steer_options[] = {
 	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
 	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
 	CLI_OPTION("hash", "siphash13|jhash", opt_hash, "flow hash", "siphash13"),
+	CLI_OPTION("inner", "LIST", opt_inner,
+	  "steer tunnels by their inner flow: vxlan[:PORT],\ngeneve[:PORT], gre, ipip, sit, all or none",
+	  "none"),
 	{}
 };
 

@@ -10,7 +10,8 @@
 #include "cpusteer.h"
 #include "cpuset.h"
 
-/* --cpus, --weights, --key, --symmetric, --buckets, --non-ip, --hash:
+/* --cpus, --weights, --key, --symmetric, --buckets, --non-ip, --hash,
+ * --inner:
  * a group (cli.h) that parses into a struct steer_opts.
  */
 extern const struct cli_option steer_options[];
@@ -25,7 +26,7 @@ struct steer_opts {
 	struct cpusteer_config cfg;
 	/* Which options the command line gave; `set` changes only those. */
 	bool cpus_given, weights_given, key_given, symmetric_given;
-	bool buckets_given, non_ip_given, hash_given;
+	bool buckets_given, non_ip_given, hash_given, inner_given;
 };
 
 /* Fills in defaults for what was not given (all online CPUs, a random

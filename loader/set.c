@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "log.h"
 #include "instance_state.h"
+#include "tunnel_opts.h"
 
 /* A configuration of the maps: the recorded one a set starts from, the
  * one the packets see now, or the one it moves to.
@@ -51,6 +52,8 @@ static int merge(struct load_opts *lo, const struct change *cur)
 		o->cfg.non_ip_cpu = cur->cfg.non_ip_cpu;
 	if (!o->hash_given)
 		o->cfg.hash_fn = cur->cfg.hash_fn;
+	if (!o->inner_given)
+		inner_copy(&o->cfg, &cur->cfg);
 	o->cfg.symmetric = lo->symmetric_off ? 0 : o->symmetric_given ? 1 : cur->cfg.symmetric;
 	if (!lo->qsize_given)
 		lo->cm.qsize = cur->cm.qsize;

@@ -10,6 +10,11 @@ const struct counter_group counter_groups[COUNTER_GROUPS] = {
 	  CPUSTEER_PASS_REASONS, pass_reason_name },
 	{ "ERRORS (passed)", "errors", "errors", offsetof(struct cpusteer_counters, errors),
 	  CPUSTEER_ERRORS, error_name },
+	{ "INNER FLOW STEERED", "inner_steered", "inner_steered",
+	  offsetof(struct cpusteer_counters, inner_steered), CPUSTEER_TUNNELS, tunnel_name },
+	{ "OUTER FLOW STEERED (tunnel)", "inner_fallback", "inner_fallback",
+	  offsetof(struct cpusteer_counters, inner_fallback), CPUSTEER_INNER_FALLBACKS,
+	  inner_fallback_name },
 };
 
 /* Every counter struct is made of __u64 words (trace.h), so one loop adds

@@ -47,7 +47,9 @@ struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
 struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
 
 /* The named counter arrays of struct cpusteer_counters, each shown as a
- * block of one row per name: why packets were passed, and the errors.
+ * block of one row per name: why packets were passed, the errors, and of
+ * tunnelled frames which were steered by their inner flow and why others
+ * were not.
  */
 struct counter_group {
 	const char *title;	/* the table's header */
@@ -58,7 +60,7 @@ struct counter_group {
 	const char *(*name)(__u32 index);
 };
 
-#define COUNTER_GROUPS 2
+#define COUNTER_GROUPS 4
 extern const struct counter_group counter_groups[COUNTER_GROUPS];
 
 static inline const __u64 *group_counts(const struct counter_group *g,

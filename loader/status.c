@@ -22,11 +22,13 @@
 #include "netns.h"
 #include "trace.h"
 #include "instance_state.h"
+#include "tunnel_opts.h"
 
 struct status_view {
 	const struct instance_dir *dir;
 	struct cpusteer_instance_state st;
 	struct cpusteer_config cfg;	/* live */
+	struct cpusteer_counters counts;	/* since load, all CPUs */
 	struct cpuset cpus, offline;
 	__u32 owned[CPUSTEER_MAX_CPUS];
 	bool complete;		/* every pin there */
@@ -99,6 +101,7 @@ static int collect(struct instance_dir *d, struct status_view *v)
 		cpuset_offline(&v->cpus, NULL, &v->offline);
 		if (!instance_read_config(&in, &v->cfg))
 			read_table(&in, v);
+		instance_read_counters(&in, &v->counts, NULL);
 		instance_close(&in);
 		state_get_saved(&v->st, &v->saved);
 		v->gone = !state_device_here(&v->st);
@@ -146,6 +149,30 @@ static const char *attach_path_text(const struct status_view *v)
 	return "single program although this kernel takes freplace programs (LIBXDP_SKIP_DISPATCHER=1 at load?); no other XDP program can share the interface";
 }
 
+/* What --inner names, and since load how many frames each tunnel kind
+ * had steered by their inner flow and how many fell back to the outer.
+ */
+static void print_inner(const struct status_view *v)
+{
+	char inner[160], line[256];
+	size_t used = 0;
+	__u32 i;
+
+	inner_format(&v->cfg, inner, sizeof(inner));
+	printf("  %-18s %s\n", "inner", inner);
+	if (!v->cfg.inner)
+		return;
+	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
+				 tunnel_name(i), (unsigned long long)v->counts.inner_steered[i]);
+	printf("  %-18s %s\n", "inner steered", line);
+	for (i = 0, used = 0; i < CPUSTEER_INNER_FALLBACKS; i++)
+		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
+				 inner_fallback_name(i),
+				 (unsigned long long)v->counts.inner_fallback[i]);
+	printf("  %-18s %s\n", "outer fallback", line);
+}
+
 static void print_text(const struct status_view *v)
 {
 	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
@@ -176,6 +203,7 @@ static void print_text(const struct status_view *v)
 	       v->attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
+	print_inner(v);
 	printf("  %-18s %u, remote %s%s%s\n", "queue size", v->st.qsize,
 	       remote_action_name(v->st.remote), *redirect ? " to " : "", redirect);
 	printf("  %-18s %6s %6s %8s\n", "cpus", "cpu", "weight", "buckets");
@@ -191,6 +219,23 @@ static void print_text(const struct status_view *v)
 	printf("  %-18s %s\n", "device now", v->gone ? "(interface gone)" : dev);
 	device_settings_format(&v->saved, dev, sizeof(dev));
 	printf("  %-18s %s\n", "restored on unload", dev);
+}
+
+static void json_inner(struct json *j, const struct status_view *v)
+{
+	char inner[160];
+	__u32 i;
+
+	inner_format(&v->cfg, inner, sizeof(inner));
+	json_string(j, "inner", inner);
+	json_object_open(j, "inner_steered");
+	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+		json_uint(j, tunnel_name(i), v->counts.inner_steered[i]);
+	json_object_close(j);
+	json_object_open(j, "inner_fallback");
+	for (i = 0; i < CPUSTEER_INNER_FALLBACKS; i++)
+		json_uint(j, inner_fallback_name(i), v->counts.inner_fallback[i]);
+	json_object_close(j);
 }
 
 static void json_device(struct json *j, const char *key, const struct device_settings *d)
@@ -251,6 +296,7 @@ static void print_json(struct json *j, const struct status_view *v)
 		json_uint(j, "buckets", v->cfg.nbuckets);
 		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
 		json_bool(j, "symmetric", v->cfg.symmetric);
+		json_inner(j, v);
 		if (v->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
 			json_string(j, "non_ip", "pass");
 		else

@@ -22,6 +22,31 @@ static const char *const errors[CPUSTEER_ERRORS] = {
 	[CPUSTEER_ERR_BAD_BUCKET] = "bad_bucket",
 };
 
+static const char *const tunnels[CPUSTEER_TUNNELS] = {
+	[CPUSTEER_TUNNEL_VXLAN] = "vxlan",
+	[CPUSTEER_TUNNEL_GENEVE] = "geneve",
+	[CPUSTEER_TUNNEL_GRE] = "gre",
+	[CPUSTEER_TUNNEL_IPIP] = "ipip",
+	[CPUSTEER_TUNNEL_SIT] = "sit",
+};
+
+static const char *const inner_fallbacks[CPUSTEER_INNER_FALLBACKS] = {
+	[CPUSTEER_INNER_TRUNCATED] = "truncated",
+	[CPUSTEER_INNER_UNSUPPORTED] = "unsupported",
+	[CPUSTEER_INNER_MALFORMED] = "malformed",
+	[CPUSTEER_INNER_OUTER_FRAGMENT] = "outer_fragment",
+};
+
+const char *tunnel_name(__u32 kind)
+{
+	return kind < CPUSTEER_TUNNELS ? tunnels[kind] : "none";
+}
+
+const char *inner_fallback_name(__u32 why)
+{
+	return why < CPUSTEER_INNER_FALLBACKS ? inner_fallbacks[why] : "none";
+}
+
 const char *pass_reason_name(__u32 reason)
 {
 	return reason < CPUSTEER_PASS_REASONS ? pass_reasons[reason] : "unknown";

@@ -8,6 +8,10 @@
 
 const char *pass_reason_name(__u32 reason);
 const char *error_name(__u32 err);
+/* enum cpusteer_tunnel as --inner spells it; "none" past the last. */
+const char *tunnel_name(__u32 kind);
+/* enum cpusteer_inner_fallback; "none" past the last. */
+const char *inner_fallback_name(__u32 why);
 const char *xdp_verdict_name(int verdict);
 const char *hash_fn_name(__u32 fn);
 const char *remote_action_name(enum remote_action remote);

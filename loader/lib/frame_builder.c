@@ -2,9 +2,12 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <netinet/in.h>
+#include "cpusteer.h"
 #include "frame_builder.h"
 
 #define ETH_HLEN 14
+#define TUNNEL_HDR_MAX (8 + 8 + 63 * 4)	/* GENEVE with every option word */
+#define INNER_FRAME_MAX 1024
 
 void pkt_set_addr4(__u8 *addr, __u32 host_order)
 {
@@ -243,4 +246,89 @@ void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len)
 	memset(ip + 10, 0, 2);
 	c = csum_fold(csum_add(0, ip, (ip[0] & 0xf) * 4));
 	memcpy(ip + 10, &c, 2);
+}
+
+/* The tunnel header in front of the payload; returns its length. */
+static size_t write_tunnel_header(const struct pkt_encap *e, __u16 payload_type, __u8 *p)
+{
+	size_t len = 0;
+	int i;
+
+	switch (e->kind) {
+	case CPUSTEER_TUNNEL_VXLAN:
+		memset(p, 0, 8);
+		p[0] = 0x08;			/* I: the VNI is valid */
+		put32(p + 4, e->vni << 8);
+		return 8;
+	case CPUSTEER_TUNNEL_GENEVE:
+		memset(p, 0, 8 + 4 * e->geneve_opt_words);
+		p[0] = e->geneve_opt_words & 0x3f;
+		put16(p + 2, payload_type);
+		put32(p + 4, e->vni << 8);
+		/* One option filling the words: class, type, length. */
+		if (e->geneve_opt_words) {
+			put16(p + 8, 0x0101);
+			p[10] = 0x01;
+			p[11] = (e->geneve_opt_words - 1) & 0x1f;
+			for (i = 12; i < 8 + 4 * e->geneve_opt_words; i++)
+				p[i] = (__u8)i;
+		}
+		return 8 + 4 * e->geneve_opt_words;
+	case CPUSTEER_TUNNEL_GRE:
+		put16(p, e->gre_flags);
+		put16(p + 2, payload_type);
+		len = 4;
+		if (e->gre_flags & 0x8000) {
+			put32(p + len, 0);	/* checksum and reserved1 */
+			len += 4;
+		}
+		if (e->gre_flags & 0x2000) {
+			put32(p + len, e->vni);
+			len += 4;
+		}
+		if (e->gre_flags & 0x1000) {
+			put32(p + len, 1);
+			len += 4;
+		}
+		return len;
+	default:
+		return 0;	/* IPIP and SIT: the datagram follows at once */
+	}
+}
+
+static __u8 tunnel_proto(int kind)
+{
+	switch (kind) {
+	case CPUSTEER_TUNNEL_VXLAN:
+	case CPUSTEER_TUNNEL_GENEVE:
+		return IPPROTO_UDP;
+	case CPUSTEER_TUNNEL_GRE:
+		return IPPROTO_GRE;
+	case CPUSTEER_TUNNEL_IPIP:
+		return IPPROTO_IPIP;
+	default:
+		return IPPROTO_IPV6;
+	}
+}
+
+size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,
+			const struct pkt_spec *inner, __u8 *buf, size_t cap)
+{
+	__u8 frame[INNER_FRAME_MAX], payload[TUNNEL_HDR_MAX + INNER_FRAME_MAX];
+	bool ethernet = e->kind == CPUSTEER_TUNNEL_VXLAN ||
+			(e->ethernet && e->kind != CPUSTEER_TUNNEL_IPIP &&
+			 e->kind != CPUSTEER_TUNNEL_SIT);
+	size_t len = pkt_build(inner, frame, sizeof(frame)), skip, hlen;
+	struct pkt_spec o = *outer;
+
+	if (!len)
+		return 0;
+	skip = ethernet ? 0 : pkt_l3_offset(inner);
+	hlen = write_tunnel_header(e, ethernet ? 0x6558 : inner->family == 6 ? 0x86dd : 0x0800,
+				   payload);
+	memcpy(payload + hlen, frame + skip, len - skip);
+	o.proto = tunnel_proto(e->kind);
+	o.payload = payload;
+	o.payload_len = hlen + len - skip;
+	return pkt_build(&o, buf, cap);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Builds test and benchmark frames: Ethernet with VLAN tags, IPv4 with
  * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
- * with valid IPv4, UDP and TCP checksums.
+ * with valid IPv4, UDP and TCP checksums; and such a frame inside a
+ * VXLAN, GENEVE, GRE, IPIP or SIT tunnel.
  */
 #ifndef CPUSTEER_FRAME_BUILDER_H
 #define CPUSTEER_FRAME_BUILDER_H
@@ -43,6 +44,26 @@ void pkt_set_addr4(__u8 *addr, __u32 host_order);
 
 /* Writes the frame into buf; returns its length, or 0 if cap is too small. */
 size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap);
+
+/* How pkt_build_tunnel wraps an inner frame. */
+struct pkt_encap {
+	int kind;		/* CPUSTEER_TUNNEL_* */
+	/* GRE and GENEVE: carry the inner Ethernet frame (EtherType 0x6558)
+	 * rather than its IP datagram; VXLAN always does, IPIP and SIT never.
+	 */
+	bool ethernet;
+	__u16 gre_flags;	/* GRE: 0x8000 checksum, 0x2000 key, 0x1000 sequence */
+	int geneve_opt_words;	/* GENEVE: 4-octet words of options, up to 63 */
+	__u32 vni;		/* VXLAN and GENEVE; the GRE key */
+};
+
+/* The frame of `outer` whose payload is the encapsulated frame of
+ * `inner`: `outer` gives the outer Ethernet and IP headers, and for VXLAN
+ * and GENEVE the UDP ports; its protocol and payload are set here.
+ * Returns the length, or 0 if cap is too small.
+ */
+size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,
+			const struct pkt_spec *inner, __u8 *buf, size_t cap);
 
 /* Where the frame built from `s` has its IP header. */
 size_t pkt_l3_offset(const struct pkt_spec *s);

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One level of decapsulation, for `--inner`: which enabled tunnel an outer
+ * flow is, where its payload starts, and the inner flow parsed from there
+ * by the same parser as an outer frame (VLAN tags, IP options, fragments,
+ * extension headers), so a flow hashes alike bare and encapsulated.
+ *
+ * A frame that is not a tunnel of an enabled kind costs one load and a
+ * branch when --inner is off, and a few compares of the protocol and the
+ * UDP destination port when it is on. A tunnel whose headers cannot be
+ * read whole is not a reason to pass the frame: the caller steers it by
+ * its outer flow and counts why.
+ */
+#ifndef CPUSTEER_TUNNEL_H
+#define CPUSTEER_TUNNEL_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "cpusteer.h"
+#include "parse.h"
+
+#define ETH_P_TEB 0x6558	/* transparent Ethernet bridging: a whole frame */
+#define UDP_HDR_LEN 8
+#define VXLAN_HDR_LEN 8
+#define VXLAN_FLAG_VNI 0x08	/* RFC 7348's I flag: must be set */
+#define GENEVE_HDR_LEN 8
+#define GENEVE_VERSION(b) ((b) >> 6)
+#define GENEVE_OPT_WORDS(b) ((b) & 0x3f)	/* options, in 4-octet words */
+#define GRE_HDR_LEN 4
+#define GRE_CSUM 0x8000		/* checksum and reserved1: 4 octets */
+#define GRE_KEY 0x2000		/* RFC 2890: 4 octets */
+#define GRE_SEQ 0x1000		/* RFC 2890: 4 octets */
+/* RFC 2784 has a receiver refuse bits 1-5 it does not implement (RFC 1701's
+ * routing, strict source route and recursion; K and S are RFC 2890's),
+ * ignore bits 6-12, and read version 0 only (version 1 is PPTP's).
+ */
+#define GRE_UNREAD_FLAGS (0x4000 | 0x0800 | 0x0400 | 0x0007)
+
+static __always_inline __u32 udp_tunnel_kind(const struct flow *f,
+					     const struct cpusteer_config *cfg)
+{
+	__be16 dport = f->ports >> 16;
+	__u32 i;
+
+	/* The port's low six bits are the low bits of its second wire byte. */
+	if (!((cfg->udp_tunnel_filter >> ((dport >> 8) & 63)) & 1))
+		return CPUSTEER_TUNNELS;
+#pragma unroll
+	for (i = 0; i < CPUSTEER_MAX_UDP_TUNNEL_PORTS; i++) {
+		if (i >= cfg->udp_tunnel_ports)
+			break;
+		if (cfg->udp_tunnel_port[i] == dport)
+			return cfg->udp_tunnel_kind[i];
+	}
+	return CPUSTEER_TUNNELS;
+}
+
+/* The enabled tunnel kind of a parsed outer flow, or CPUSTEER_TUNNELS.
+ * A UDP fragment has no ports, so no UDP tunnel is recognised in one; a
+ * fragment of the IP-protocol tunnels is, and falls back to its outer
+ * flow (all its fragments share it).
+ */
+static __always_inline __u32 tunnel_kind(const struct flow *f, const struct cpusteer_config *cfg)
+{
+	__u32 kind;
+
+	if (f->proto == IPPROTO_UDP)
+		return udp_tunnel_kind(f, cfg);
+	if (f->proto == IPPROTO_GRE)
+		kind = CPUSTEER_TUNNEL_GRE;
+	else if (f->proto == IPPROTO_IPIP)
+		kind = CPUSTEER_TUNNEL_IPIP;
+	else if (f->proto == IPPROTO_IPV6)
+		kind = CPUSTEER_TUNNEL_SIT;
+	else
+		return CPUSTEER_TUNNELS;
+	return cfg->inner & (1u << kind) ? kind : CPUSTEER_TUNNELS;
+}
+
+/* A tunnel in the frame, with offsets from its start: the outer parse
+ * fills in the first three, find_tunnel_payload the rest.
+ */
+struct tunnel_at {
+	struct flow outer;
+	__u32 kind;		/* enum cpusteer_tunnel */
+	__u32 l3_off;		/* the outer IP header */
+	__u32 payload_off;	/* what the tunnel carries */
+	__be16 payload_proto;	/* its EtherType; ETH_P_TEB: an Ethernet frame */
+	__u16 pad;
+	__u32 why;		/* find_tunnel_payload's result */
+};
+
+/* Far beyond any offset a parse reaches before the inner IP header
+ * (Ethernet, two tags, IPv6 and eight extension headers of 2 KiB, a
+ * GENEVE header with all its options), and small enough that an inner
+ * parse from there stays within the verifier's 64 KiB of packet offsets.
+ */
+#define TUNNEL_OFF_MAX 0x8000
+
+/* The tunnel header after the UDP header: VXLAN carries an Ethernet frame,
+ * GENEVE names what it carries and may have options before it.
+ */
+static __always_inline __u32 udp_tunnel_payload(const struct frame *fr,
+						const struct l4_span *l4, struct tunnel_at *at)
+{
+	void *hdr = l4->start + UDP_HDR_LEN;
+	__u32 len = VXLAN_HDR_LEN;	/* GENEVE's fixed part alike */
+	__u8 first;
+
+	if (l4->room < UDP_HDR_LEN + len || hdr + len > fr->end)
+		return CPUSTEER_INNER_TRUNCATED;
+	first = *(__u8 *)hdr;
+	if (at->kind == CPUSTEER_TUNNEL_VXLAN) {
+		if (!(first & VXLAN_FLAG_VNI))
+			return CPUSTEER_INNER_UNSUPPORTED;
+		at->payload_proto = bpf_htons(ETH_P_TEB);
+	} else {
+		if (GENEVE_VERSION(first))
+			return CPUSTEER_INNER_UNSUPPORTED;
+		len += GENEVE_OPT_WORDS(first) * 4;
+		if (l4->room < UDP_HDR_LEN + len)
+			return CPUSTEER_INNER_TRUNCATED;
+		at->payload_proto = *(__be16 *)(hdr + 2);
+	}
+	at->payload_off = hdr + len - fr->data;
+	return CPUSTEER_INNER_FALLBACKS;
+}
+
+/* The optional fields are summed without branches: each flag adds four
+ * octets, so the verifier sees one length in a range, not eight.
+ */
+static __always_inline __u32 gre_payload(const struct frame *fr, const struct l4_span *l4,
+					 struct tunnel_at *at)
+{
+	void *hdr = l4->start;
+	__u32 len;
+	__u16 flags;
+
+	if (l4->room < GRE_HDR_LEN || hdr + GRE_HDR_LEN > fr->end)
+		return CPUSTEER_INNER_TRUNCATED;
+	flags = bpf_ntohs(*(__be16 *)hdr);
+	if (flags & GRE_UNREAD_FLAGS)
+		return CPUSTEER_INNER_UNSUPPORTED;
+	len = GRE_HDR_LEN + 4 * (!!(flags & GRE_CSUM) + !!(flags & GRE_KEY) +
+				 !!(flags & GRE_SEQ));
+	if (l4->room < len)
+		return CPUSTEER_INNER_TRUNCATED;
+	at->payload_proto = *(__be16 *)(hdr + 2);
+	at->payload_off = hdr + len - fr->data;
+	return CPUSTEER_INNER_FALLBACKS;
+}
+
+/* Fills in where the tunnel's payload starts and what it is, from its
+ * outer transport header. Returns CPUSTEER_INNER_FALLBACKS, or why the
+ * tunnel header cannot be read.
+ */
+static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct l4_span *l4,
+					    struct tunnel_at *at)
+{
+	if (at->kind == CPUSTEER_TUNNEL_VXLAN || at->kind == CPUSTEER_TUNNEL_GENEVE)
+		return udp_tunnel_payload(fr, l4, at);
+	if (at->kind == CPUSTEER_TUNNEL_GRE)
+		return gre_payload(fr, l4, at);
+	at->payload_off = l4->start - fr->data;
+	at->payload_proto = bpf_htons(at->kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
+	return CPUSTEER_INNER_FALLBACKS;
+}
+
+/* What an inner frame's parse failure means for the fallback count. */
+static __always_inline __u32 inner_fallback_of(__u32 reason)
+{
+	switch (reason) {
+	case CPUSTEER_PASS_TRUNC_L2:
+	case CPUSTEER_PASS_TRUNC_L3:
+	case CPUSTEER_PASS_TRUNC_L4:
+	case CPUSTEER_PASS_HEADERS_IN_FRAGS:
+		return CPUSTEER_INNER_TRUNCATED;
+	case CPUSTEER_PASS_VLAN_DEPTH:
+		return CPUSTEER_INNER_UNSUPPORTED;
+	default:
+		return CPUSTEER_INNER_MALFORMED;
+	}
+}
+
+/* The flow a tunnel carries, from the payload tunnel_payload found. One
+ * level only: a tunnel inside the tunnel is steered as the inner flow it
+ * is, by its own outer header. Returns CPUSTEER_INNER_FALLBACKS, or why
+ * the outer flow must do.
+ */
+static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_off,
+					 __be16 proto, struct flow *in)
+{
+	struct l4_span inner_l4;
+	enum parse_status st;
+	__u32 reason = 0;
+	void *l3;
+
+	if (payload_off > TUNNEL_OFF_MAX)
+		return CPUSTEER_INNER_TRUNCATED;
+	l3 = fr->data + payload_off;
+	if (proto == bpf_htons(ETH_P_TEB)) {
+		proto = parse_ethernet(fr, l3, in, &l3, &reason);
+		if (!proto)
+			return inner_fallback_of(reason);
+	}
+	if (proto == bpf_htons(ETH_P_IP))
+		st = parse_ipv4(fr, l3, in, &inner_l4, &reason);
+	else if (proto == bpf_htons(ETH_P_IPV6))
+		st = parse_ipv6(fr, l3, in, &inner_l4, &reason);
+	else
+		return CPUSTEER_INNER_UNSUPPORTED;
+	return st == PARSE_FLOW ? CPUSTEER_INNER_FALLBACKS : inner_fallback_of(reason);
+}
+
+#endif /* CPUSTEER_TUNNEL_H */

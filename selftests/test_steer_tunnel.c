@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --inner: frames of a tunnel the option names are steered by the flow
+ * they carry (bpf/tunnel.h). The many flows inside one outer 5-tuple
+ * spread over the CPUs; an inner flow lands where it lands bare, whatever
+ * the outer header; and a tunnel whose inner headers cannot be read is
+ * steered by its outer flow and counted, never passed or dropped.
+ *
+ * Every check reads the kernel program's own decision record (classify)
+ * or, for the program an interface runs, its counters. The instance and
+ * the frame runs are steer_fixture.h.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <bpf/libbpf.h>
+#include "names.h"
+#include "stats_math.h"
+#include "steer.skel.h"
+#include "steer_fixture.h"
+
+#define INNER_FLOWS 200
+
+/* One way to wrap a frame, and the --inner that names it. */
+struct tunnel_case {
+	const char *name;
+	struct pkt_encap encap;
+	int outer_family;
+	int inner_family;	/* 0: IPv4 and IPv6 in turn */
+};
+
+static const struct tunnel_case cases[] = {
+	{ "vxlan in IPv4", { .kind = CPUSTEER_TUNNEL_VXLAN, .vni = 42 }, 4, 0 },
+	{ "vxlan in IPv6", { .kind = CPUSTEER_TUNNEL_VXLAN, .vni = 7 }, 6, 0 },
+	{ "geneve, Ethernet, 3 option words",
+	  { .kind = CPUSTEER_TUNNEL_GENEVE, .ethernet = true, .geneve_opt_words = 3 }, 4, 0 },
+	{ "geneve, IP, in IPv6", { .kind = CPUSTEER_TUNNEL_GENEVE }, 6, 0 },
+	{ "gre", { .kind = CPUSTEER_TUNNEL_GRE }, 4, 0 },
+	{ "gre with checksum, key and sequence",
+	  { .kind = CPUSTEER_TUNNEL_GRE, .gre_flags = 0xb000, .vni = 9 }, 4, 0 },
+	{ "gre with key, in IPv6", { .kind = CPUSTEER_TUNNEL_GRE, .gre_flags = 0x2000 }, 6, 0 },
+	{ "gre, Ethernet (0x6558) with key",
+	  { .kind = CPUSTEER_TUNNEL_GRE, .ethernet = true, .gre_flags = 0x2000 }, 4, 0 },
+	{ "ipip", { .kind = CPUSTEER_TUNNEL_IPIP }, 4, 4 },
+	{ "ipv4 in IPv6", { .kind = CPUSTEER_TUNNEL_IPIP }, 6, 4 },
+	{ "sit", { .kind = CPUSTEER_TUNNEL_SIT }, 4, 6 },
+	{ "ipv6 in IPv6", { .kind = CPUSTEER_TUNNEL_SIT }, 6, 6 },
+};
+
+/* The outer header every inner flow of a case shares: one 5-tuple, as a
+ * sender that does not vary the source port makes it. `variant` moves
+ * the outer addresses and source port, as another path or hypervisor
+ * would.
+ */
+static void outer_spec(struct pkt_spec *o, int family, int kind, int variant)
+{
+	pkt_spec_init(o, family, IPPROTO_UDP);
+	o->sport = 40000 + variant;
+	o->dport = kind == CPUSTEER_TUNNEL_GENEVE ? 6081 : 4789;
+	if (family == 4) {
+		pkt_set_addr4(o->saddr, 0xc6336401 + variant);	/* 198.51.100.x */
+		pkt_set_addr4(o->daddr, 0xcb007102);		/* 203.0.113.2 */
+	} else {
+		inet_pton(AF_INET6, variant ? "2001:db8::11" : "2001:db8::1", o->saddr);
+		inet_pton(AF_INET6, "2001:db8::2", o->daddr);
+	}
+}
+
+static bool is_udp_case(const struct tunnel_case *c)
+{
+	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.kind == CPUSTEER_TUNNEL_GENEVE;
+}
+
+static void inner_flow(struct pkt_spec *in, const struct tunnel_case *c)
+{
+	random_flow(in, c->inner_family);
+}
+
+static struct result run_tunnel(struct env *e, const struct tunnel_case *c,
+				const struct pkt_spec *outer, const struct pkt_spec *inner)
+{
+	__u8 frame[FRAME_CAP];
+	size_t len = pkt_build_tunnel(outer, &c->encap, inner, frame, sizeof(frame));
+
+	ASSERT_TRUE(len > 0, "tunnel frame fits");
+	return run_frame(e, frame, len);
+}
+
+static void env_inner(struct env *e, const char *list)
+{
+	env_init(e);
+	env_opt(e, "inner", list);
+}
+
+static void expect_inner(const struct result *r, int kind, const char *what)
+{
+	char buf[160];
+
+	expect_redirect(r, what);
+	snprintf(buf, sizeof(buf), "%s: tunnel recorded", what);
+	ASSERT_EQ(r->d.tunnel, kind, buf);
+	snprintf(buf, sizeof(buf), "%s: steered by the inner flow", what);
+	ASSERT_EQ(r->d.inner_fallback, CPUSTEER_INNER_FALLBACKS, buf);
+}
+
+/* Redirected by the outer flow (whose key `outer_key` is), and why. */
+static void expect_fallback(const struct result *r, int kind, __u32 why,
+			    const struct cpusteer_flow_key *outer_key, const char *what)
+{
+	char buf[160];
+
+	expect_redirect(r, what);
+	snprintf(buf, sizeof(buf), "%s: tunnel recorded", what);
+	ASSERT_EQ(r->d.tunnel, kind, buf);
+	snprintf(buf, sizeof(buf), "%s: fallback reason (%s wanted)", what,
+		 inner_fallback_name(why));
+	ASSERT_EQ(r->d.inner_fallback, why, buf);
+	snprintf(buf, sizeof(buf), "%s: the key hashed is the outer flow's", what);
+	ASSERT_TRUE(outer_key->family && same_key(&r->d.key, outer_key), buf);
+}
+
+static double jain_of(const __u64 per_cpu[2])
+{
+	double x[2] = { (double)per_cpu[0], (double)per_cpu[1] };
+
+	return jain_index(x, 2);
+}
+
+/* ---- inner flows ---- */
+
+/* Per case, INNER_FLOWS inner flows inside one outer 5-tuple: each is
+ * steered by its inner flow, lands where it lands bare and stays there
+ * under another outer header, and together they spread over the CPUs.
+ */
+static void inner_flows_land_as_bare_and_spread_over_cpus(void)
+{
+	const struct tunnel_case *c;
+	struct pkt_spec outer, other, in;
+	struct result bare, r;
+	__u64 per_cpu[2];
+	struct env e;
+	char what[128];
+	size_t i;
+	int f;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	rng_seed(11);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		outer_spec(&other, c->outer_family, c->encap.kind, 1);
+		per_cpu[0] = per_cpu[1] = 0;
+		for (f = 0; f < INNER_FLOWS; f++) {
+			inner_flow(&in, c);
+			r = run_tunnel(&e, c, &outer, &in);
+			snprintf(what, sizeof(what), "%s, inner flow %d", c->name, f);
+			expect_inner(&r, c->encap.kind, what);
+			if (r.d.cpu < 2)
+				per_cpu[r.d.cpu]++;
+			bare = run_spec(&e, &in);
+			snprintf(what, sizeof(what), "%s, flow %d: encapsulated as bare", c->name, f);
+			expect_same_place(&bare, &r, what);
+			ASSERT_TRUE(same_key(&bare.d.key, &r.d.key), what);
+			r = run_tunnel(&e, c, &other, &in);
+			snprintf(what, sizeof(what), "%s, flow %d: under another outer header",
+				 c->name, f);
+			expect_same_place(&bare, &r, what);
+		}
+		printf("#   %s: CPU 0 %llu, CPU 1 %llu of %d inner flows, Jain %.3f\n", c->name,
+		       (unsigned long long)per_cpu[0], (unsigned long long)per_cpu[1],
+		       INNER_FLOWS, jain_of(per_cpu));
+		snprintf(what, sizeof(what), "%s: Jain index of the inner flows >= 0.9", c->name);
+		ASSERT_TRUE(jain_of(per_cpu) >= 0.9, what);
+	}
+	env_stop(&e);
+}
+
+/* The inner frame goes through the outer parser: tags, options and
+ * extension headers inside the tunnel leave the flow where it is.
+ */
+static void inner_tags_options_and_extension_headers_are_parsed(void)
+{
+	const struct tunnel_case *vxlan = &cases[0];
+	struct pkt_spec outer, in, wrapped;
+	struct result bare, r;
+	struct env e;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
+	pkt_spec_init(&in, 6, IPPROTO_TCP);
+	bare = run_spec(&e, &in);
+	wrapped = in;
+	add_vlan(&wrapped, 0x8100, 12);
+	add_vlan(&wrapped, 0x8100, 13);
+	wrapped.next = 3;
+	memcpy(wrapped.ext, ext_cycle, sizeof(ext_cycle));
+	r = run_tunnel(&e, vxlan, &outer, &wrapped);
+	expect_inner(&r, CPUSTEER_TUNNEL_VXLAN, "two tags and three extension headers inside");
+	expect_same_place(&bare, &r, "IPv6 inner flow, tagged, with extension headers");
+	pkt_spec_init(&in, 4, IPPROTO_UDP);
+	bare = run_spec(&e, &in);
+	in.ipv4_options_len = 12;
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	expect_same_place(&bare, &r, "IPv4 inner flow with options");
+	env_stop(&e);
+}
+
+/* ---- which tunnels ---- */
+
+static void tunnels_not_named_are_steered_by_outer_flow(void)
+{
+	const struct tunnel_case *vxlan = &cases[0], *gre = &cases[4];
+	struct pkt_spec outer, in;
+	struct result r, outer_r;
+	struct counts n;
+	struct env e;
+
+	env_init(&e);	/* no --inner */
+	ENV_START(&e);
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
+	pkt_spec_init(&in, 4, IPPROTO_UDP);
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	expect_redirect(&r, "vxlan without --inner");
+	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "without --inner no tunnel is looked into");
+	ASSERT_EQ(r.d.key.dport, 4789, "the key is the outer flow's");
+	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.inner_steered[CPUSTEER_TUNNEL_VXLAN], 0, "no inner flow counted");
+	env_stop(&e);
+
+	env_inner(&e, "gre");
+	ENV_START(&e);
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "--inner gre leaves vxlan alone");
+	outer_r = run_spec(&e, &outer);	/* the same UDP flow, no tunnel inside */
+	ASSERT_TRUE(same_key(&r.d.key, &outer_r.d.key), "vxlan keyed by its outer flow");
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, 0);
+	r = run_tunnel(&e, gre, &outer, &in);
+	expect_inner(&r, CPUSTEER_TUNNEL_GRE, "--inner gre");
+	env_stop(&e);
+}
+
+static void udp_tunnels_on_the_ports_given(void)
+{
+	const struct tunnel_case *vxlan = &cases[0], *geneve = &cases[3];
+	struct pkt_spec outer, in;
+	struct result r;
+	struct env e;
+
+	env_inner(&e, "vxlan:8472,geneve:7000");
+	ENV_START(&e);
+	pkt_spec_init(&in, 4, IPPROTO_TCP);
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
+	outer.dport = 8472;
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	expect_inner(&r, CPUSTEER_TUNNEL_VXLAN, "vxlan on 8472");
+	outer.dport = 4789;
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "4789 is not among the ports given");
+	outer_spec(&outer, 6, CPUSTEER_TUNNEL_GENEVE, 0);
+	outer.dport = 7000;
+	r = run_tunnel(&e, geneve, &outer, &in);
+	expect_inner(&r, CPUSTEER_TUNNEL_GENEVE, "geneve on 7000");
+	env_stop(&e);
+}
+
+/* ---- falling back to the outer flow ---- */
+
+/* Where the inner IP header starts in a frame of case `c`. */
+static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec *outer,
+			      const struct pkt_spec *in)
+{
+	size_t off = pkt_l3_offset(outer) + ip_fixed_header_len(outer);
+	bool ethernet = c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.ethernet;
+	int flags = c->encap.gre_flags;
+
+	switch (c->encap.kind) {
+	case CPUSTEER_TUNNEL_VXLAN:
+		off += 8 + 8;
+		break;
+	case CPUSTEER_TUNNEL_GENEVE:
+		off += 8 + 8 + 4 * c->encap.geneve_opt_words;
+		break;
+	case CPUSTEER_TUNNEL_GRE:
+		off += 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000) + !!(flags & 0x1000));
+		break;
+	default:
+		ethernet = false;
+	}
+	return off + (ethernet ? pkt_l3_offset(in) : 0);
+}
+
+/* Every cut from the outer transport header to the inner ports, with
+ * the outer IP length set to the cut: the outer flow is whole, the inner
+ * one is not. Cut before the inner IP header ends, the tunnel counts as
+ * truncated; after, the inner IP length runs past the frame: malformed.
+ */
+static void cut_tunnels_fall_back_to_outer_flow(void)
+{
+	__u8 frame[FRAME_CAP], cut[FRAME_CAP];
+	const struct tunnel_case *c;
+	struct pkt_spec outer, in;
+	struct result r, outer_r;
+	struct counts before, after, d;
+	__u64 want[CPUSTEER_INNER_FALLBACKS];
+	size_t i, len, at, from, inner_l3;
+	struct env e, plain;
+	char what[160];
+	__u32 why;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	env_init(&plain);	/* no --inner: what it hashes is the outer flow */
+	ENV_START(&plain);
+	memset(want, 0, sizeof(want));
+	ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
+		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+		from = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
+		       (is_udp_case(c) ? 8 : 0);
+		inner_l3 = inner_l3_offset(c, &outer, &in);
+		/* Up to the inner ports: 8 octets of UDP past the inner IP header. */
+		for (at = from; at < inner_l3 + ip_fixed_header_len(&in) + 4; at++) {
+			cut_frame(&outer, frame, at, true, cut);
+			outer_r = run_frame(&plain, cut, at);
+			r = run_frame(&e, cut, at);
+			why = at < inner_l3 + ip_fixed_header_len(&in) ? CPUSTEER_INNER_TRUNCATED
+								       : CPUSTEER_INNER_MALFORMED;
+			snprintf(what, sizeof(what), "%s cut at %zu of %zu", c->name, at, len);
+			expect_fallback(&r, c->encap.kind, why, &outer_r.d.key, what);
+			want[why]++;
+		}
+	}
+	ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
+	d = counts_since(&before, &after);
+	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_TRUNCATED], want[CPUSTEER_INNER_TRUNCATED],
+		  "truncated fallbacks counted");
+	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_MALFORMED], want[CPUSTEER_INNER_MALFORMED],
+		  "malformed fallbacks counted");
+	ASSERT_EQ(d.c.rx_packets, d.redirected, "every cut frame redirected");
+	env_stop(&plain);
+	env_stop(&e);
+}
+
+/* A frame changed after it was built: `value` replaces the `mask` bits
+ * of one byte of its tunnel header or of its inner frame.
+ */
+struct unreadable_case {
+	const char *name;
+	int tunnel_case;
+	bool inner;		/* patch at the inner frame, else the tunnel header */
+	size_t off;
+	__u8 value;
+	__u8 mask;		/* bits of the byte replaced by `value` */
+	__u32 why;
+};
+
+static const struct unreadable_case unreadable[] = {
+	{ "vxlan without its I flag", 0, false, 0, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "geneve version 1", 2, false, 0, 0x40, 0xc0, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gre version 1", 4, false, 1, 0x01, 0x07, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gre with routing", 4, false, 0, 0x40, 0x40, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gre carrying EtherType 0x8800", 4, false, 2, 0x88, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "vxlan carrying ARP (0x0806)", 0, true, 13, 0x06, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "ipip, inner IHL 4", 8, true, 0, 0x44, 0xff, CPUSTEER_INNER_MALFORMED },
+	{ "sit, inner version 4", 10, true, 0, 0x40, 0xf0, CPUSTEER_INNER_MALFORMED },
+};
+
+static void unreadable_tunnels_fall_back_to_outer_flow(void)
+{
+	const struct unreadable_case *u;
+	const struct tunnel_case *c;
+	struct pkt_spec outer, in;
+	__u8 frame[FRAME_CAP];
+	struct result r, outer_r;
+	struct env e, plain;
+	size_t i, len, tunnel_off;
+	__u8 *p;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	env_init(&plain);
+	ENV_START(&plain);
+	for (i = 0; i < ARRAY_SIZE(unreadable); i++) {
+		u = &unreadable[i];
+		c = &cases[u->tunnel_case];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
+		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+		tunnel_off = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
+			     (is_udp_case(c) ? 8 : 0);
+		p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
+						(c->encap.kind == CPUSTEER_TUNNEL_VXLAN ? ETH_HLEN : 0)
+				      : tunnel_off) + u->off;
+		*p = (*p & ~u->mask) | (u->value & u->mask);
+		outer_r = run_frame(&plain, frame, len);
+		r = run_frame(&e, frame, len);
+		expect_fallback(&r, c->encap.kind, u->why, &outer_r.d.key, u->name);
+	}
+	env_stop(&plain);
+	env_stop(&e);
+}
+
+/* Only the first fragment of the outer datagram holds the inner headers:
+ * every fragment is steered by the outer addresses and protocol, so
+ * they meet on one CPU.
+ */
+static void fragmented_outer_datagram_falls_back(void)
+{
+	const struct tunnel_case *gre = &cases[4], *gre6 = &cases[6];
+	struct pkt_spec outer, in;
+	struct result first, later;
+	struct env e;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	pkt_spec_init(&in, 4, IPPROTO_UDP);
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, 0);
+	outer.fragment = true;
+	outer.more_fragments = true;
+	first = run_tunnel(&e, gre, &outer, &in);
+	expect_redirect(&first, "first fragment of GRE in IPv4");
+	ASSERT_EQ(first.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT, "first: outer_fragment");
+	outer.frag_offset = 8;
+	outer.more_fragments = false;
+	later = run_tunnel(&e, gre, &outer, &in);
+	ASSERT_EQ(later.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT, "last: outer_fragment");
+	expect_same_place(&first, &later, "fragments of one GRE datagram");
+	outer_spec(&outer, 6, CPUSTEER_TUNNEL_GRE, 0);
+	outer.fragment = true;
+	outer.more_fragments = true;
+	outer.frag_id = 77;
+	first = run_tunnel(&e, gre6, &outer, &in);
+	ASSERT_EQ(first.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT,
+		  "first fragment of GRE in IPv6");
+	env_stop(&e);
+}
+
+/* ---- the program an interface runs ---- */
+
+/* cpusteer_steer is classify's code without the record: for every kind
+ * it must redirect where classify does and count each tunnel frame once,
+ * as inner-steered or as a fallback, with the verdicts adding up.
+ */
+static void fast_program_counts_tunnels_as_classify_decides(void)
+{
+	__u8 frame[FRAME_CAP];
+	const struct tunnel_case *c;
+	struct pkt_spec outer, in;
+	struct counts before, after, d;
+	struct result slow, fast;
+	struct env e;
+	size_t i, len;
+	int fd;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	fd = bpf_program__fd(e.in.skel->progs.cpusteer_steer);
+	rng_seed(13);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		c = &cases[i];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		inner_flow(&in, c);
+		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+		slow = run_frame(&e, frame, len);
+		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+		fast = run_frame_how(&e, frame, len, (struct run_how){ .prog = fd, .repeat = 3 });
+		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
+		d = counts_since(&before, &after);
+		ASSERT_EQ(fast.retval, XDP_REDIRECT, c->name);
+		ASSERT_EQ(d.c.inner_steered[c->encap.kind], 3, c->name);
+		ASSERT_EQ(d.to[slow.d.cpu < 2 ? slow.d.cpu : 0], 3, c->name);
+		ASSERT_EQ(d.c.rx_packets, d.redirected, c->name);
+	}
+	env_stop(&e);
+}
+
+static const struct tu_test tests[] = {
+	TU_TEST(inner_flows_land_as_bare_and_spread_over_cpus),
+	TU_TEST(inner_tags_options_and_extension_headers_are_parsed),
+	TU_TEST(tunnels_not_named_are_steered_by_outer_flow),
+	TU_TEST(udp_tunnels_on_the_ports_given),
+	TU_TEST(cut_tunnels_fall_back_to_outer_flow),
+	TU_TEST(unreadable_tunnels_fall_back_to_outer_flow),
+	TU_TEST(fragmented_outer_datagram_falls_back),
+	TU_TEST(fast_program_counts_tunnels_as_classify_decides),
+};
+
+int main(void)
+{
+	return steer_tests_main(tests, ARRAY_SIZE(tests));
+}
