@@ -363,6 +363,12 @@ all_tests() {
 	t_run classify_refuses_bad_non_ip_cpu_number refuses --non-ip cpu:x
 	t_run classify_refuses_non_ip_cpu_absent refuses_absent_non_ip_cpu 200
 	t_run classify_refuses_bad_hash refuses --hash md5
+	t_run classify_refuses_unknown_tunnel refuses --inner vxlan,l2tp
+	t_run classify_refuses_empty_inner_item refuses --inner vxlan,,gre
+	t_run classify_refuses_port_on_gre refuses --inner gre:47
+	t_run classify_refuses_inner_port_65536 refuses --inner geneve:65536
+	t_run classify_refuses_five_udp_ports refuses --inner vxlan:1,vxlan:2,vxlan:3,geneve:4,geneve:5
+	t_run classify_refuses_none_in_a_list refuses --inner none,gre
 	t_run classify_help_exits_zero classify_help_exits_zero
 }
 

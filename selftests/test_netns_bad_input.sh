@@ -19,13 +19,15 @@ NOSUCH=nosuch$$
 UNLOADED=(bad_input_load_no_such_interface bad_input_load_cpu_99 bad_input_load_cpu_2
 	bad_input_load_empty_cpu_list bad_input_load_weights_all_zero bad_input_load_qsize_0
 	bad_input_load_qsize_16385 bad_input_load_remote_redirect_no_such_interface
-	bad_input_load_bad_key bad_input_load_bad_xdp_mode bad_input_load_native_unsupported
+	bad_input_load_bad_key bad_input_load_bad_xdp_mode bad_input_load_inner_port_0
+	bad_input_load_native_unsupported
 	bad_input_load_device_setting_fails bad_input_set_not_loaded bad_input_stats_not_loaded
 	bad_input_unload_not_loaded bad_input_load_not_root)
 LOADED=(bad_input_load_already_loaded bad_input_set_cpu_2_while_loaded
 	bad_input_set_weights_all_zero_while_loaded bad_input_set_qsize_0_while_loaded
 	bad_input_set_buckets_below_cpus bad_input_set_non_ip_cpu_2
 	bad_input_set_remote_redirect_no_such_interface bad_input_set_xdp_mode
+	bad_input_set_inner_unknown_tunnel bad_input_set_inner_port_of_two_kinds
 	bad_input_set_not_root bad_input_unload_not_root)
 
 t_plan "${UNLOADED[@]}" "${LOADED[@]}"
@@ -96,6 +98,7 @@ refused bad_input_load_remote_redirect_no_such_interface "$NOSUCH" \
 	cs load "$VB" --cpus 0-1 --remote "redirect:$NOSUCH"
 refused bad_input_load_bad_key "key" cs load "$VB" --cpus 0-1 --key 0123
 refused bad_input_load_bad_xdp_mode "xdp-mode" cs load "$VB" --cpus 0-1 --xdp-mode offload
+refused bad_input_load_inner_port_0 "port '0'" cs load "$VB" --cpus 0-1 --inner vxlan:0
 # These two fail late, after the maps were filled and (the second) after
 # the program was attached: load must undo what it did. The loopback has
 # no native XDP, and no NAPI instance to take a gro_flush_timeout.
@@ -126,6 +129,9 @@ refused bad_input_set_non_ip_cpu_2 "2" cs set "$VB" --non-ip cpu:2
 refused bad_input_set_remote_redirect_no_such_interface "$NOSUCH" \
 	cs set "$VB" --remote "redirect:$NOSUCH"
 refused bad_input_set_xdp_mode "xdp-mode" cs set "$VB" --xdp-mode skb
+refused bad_input_set_inner_unknown_tunnel "mpls" cs set "$VB" --inner gre,mpls
+refused bad_input_set_inner_port_of_two_kinds "both vxlan and geneve" \
+	cs set "$VB" --inner vxlan:6081,geneve
 if command -v setpriv >/dev/null; then
 	refused bad_input_set_not_root "root" cs_nobody set "$VB" --cpus 0
 	refused bad_input_unload_not_root "root" cs_nobody unload "$VB"
