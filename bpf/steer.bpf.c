@@ -262,6 +262,11 @@ static __always_inline int steer_flow(const struct packet *pk,
  * kept live past the outer walk, that offset splits the caller's states
  * by every length an extension header can have.
  *
+ * The program calls it and then steer_tunneled_*, one after the other:
+ * a call from one global function to the next would add a third frame
+ * to the 512 bytes of stack they share, and Linux 6.1, which rounds each
+ * frame up to 32 bytes, counted 544 for clang 19's classify.
+ *
  * Sets at->why; it returns nothing, because a returned 32-bit value is
  * widened in a register of its own, and the verifier would not know the
  * one used as an index to be the one checked.
@@ -309,6 +314,7 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 	__u32 zero = 0, why, kind;
 	struct flow in;
 
+	/* at->why is find_tunnel_payload's, or the caller's. */
 	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
 	/* Cannot happen: the caller passes its own, and the array has entry 0. */
 	if (!pk.cnt || !cfg || !at || at->kind >= CPUSTEER_TUNNELS)
@@ -320,12 +326,7 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 		__builtin_memset(&in, 0, sizeof(in));
 	in.ports = 0;
 	in.notes = 0;
-	if (at->outer.notes & FLOW_FRAGMENT) {
-		why = CPUSTEER_INNER_OUTER_FRAGMENT;
-	} else {
-		find_tunnel_payload(ctx, at);
-		why = at->why;
-	}
+	why = at->why;
 	if (why == CPUSTEER_INNER_FALLBACKS)
 		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
 	if (why == CPUSTEER_INNER_FALLBACKS) {
@@ -370,6 +371,10 @@ static __always_inline int steer_parsed(const struct packet *pk,
 			at.outer = *pk->f;
 			at.kind = kind;
 			at.l3_off = l3 - fr->data;
+			if (pk->f->notes & FLOW_FRAGMENT)
+				at.why = CPUSTEER_INNER_OUTER_FRAGMENT;
+			else
+				find_tunnel_payload(fr->ctx, &at);
 			if (pk->record)
 				return steer_tunneled_record(fr->ctx, cfg, &at);
 			return steer_tunneled_fast(fr->ctx, cfg, &at);
