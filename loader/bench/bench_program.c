@@ -4,6 +4,7 @@
  * ratio to the no-touch redirect measured in the same run.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@
 #include "options.h"
 #include "frame_builder.h"
 #include "stats_math.h"
+#include "tunnel_opts.h"
+
+#define NO_TUNNEL -1
 
 struct program_case {
 	const char *name;
@@ -30,18 +34,40 @@ struct program_case {
 	int ext_headers;
 	__u32 hash_fn;
 	enum { RUN_FLOOR, RUN_NOTOUCH, RUN_STEER } prog;
+	const char *inner;	/* --inner; NULL: none */
+	int tunnel;		/* CPUSTEER_TUNNEL_* around the frame, or NO_TUNNEL */
+	const char *peer;	/* a case to show the ratio to as well, or NULL */
 };
 
+#define SIPHASH CPUSTEER_HASH_SIPHASH13
+#define STEER(name, family, proto) name, family, proto, 0, SIPHASH, RUN_STEER
+/* A frame of `family` inside a tunnel of `kind`, --inner all. */
+#define TUNNELED(name, family, kind) STEER(name, family, IPPROTO_UDP), "all", kind, NULL
+
 static const struct program_case cases[] = {
-	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_FLOOR },
-	{ "notouch_redirect", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_NOTOUCH },
-	{ "steer_ipv4_udp", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_STEER },
-	{ "steer_ipv4_tcp", 4, IPPROTO_TCP, 0, CPUSTEER_HASH_SIPHASH13, RUN_STEER },
-	{ "steer_ipv6_udp", 6, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_STEER },
-	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, CPUSTEER_HASH_SIPHASH13, RUN_STEER },
+	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, SIPHASH, RUN_FLOOR, NULL, NO_TUNNEL, NULL },
+	{ "notouch_redirect", 4, IPPROTO_UDP, 0, SIPHASH, RUN_NOTOUCH, NULL, NO_TUNNEL, NULL },
+	{ STEER("steer_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, NULL },
+	{ STEER("steer_ipv4_tcp", 4, IPPROTO_TCP), NULL, NO_TUNNEL, NULL },
+	{ STEER("steer_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, NULL },
+	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, SIPHASH, RUN_STEER, NULL, NO_TUNNEL, NULL },
 	/* The alternative hash, for the record of why siphash13 is default. */
-	{ "steer_ipv4_udp_jhash", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER },
-	{ "steer_ipv6_udp_jhash", 6, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER },
+	{ "steer_ipv4_udp_jhash", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER, NULL,
+	  NO_TUNNEL, NULL },
+	{ "steer_ipv6_udp_jhash", 6, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER, NULL,
+	  NO_TUNNEL, NULL },
+	/* What --inner all costs a frame that is no tunnel: the peer is the
+	 * same frame without it.
+	 */
+	{ STEER("inner_all_ipv4_udp", 4, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv4_udp" },
+	{ STEER("inner_all_ipv4_tcp", 4, IPPROTO_TCP), "all", NO_TUNNEL, "steer_ipv4_tcp" },
+	{ STEER("inner_all_ipv6_udp", 6, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv6_udp" },
+	/* A tunnelled frame steered by its inner IPv4 (IPv6 for sit) UDP flow. */
+	{ TUNNELED("inner_vxlan", 4, CPUSTEER_TUNNEL_VXLAN) },
+	{ TUNNELED("inner_geneve", 4, CPUSTEER_TUNNEL_GENEVE) },
+	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE) },
+	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP) },
+	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT) },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -57,25 +83,43 @@ struct bench_setup {
  * truncated to whole nanoseconds: at 10-20 ns a packet that rounding alone
  * would move a ratio by 5%.
  */
-static int time_case(struct bench_setup *b, const struct program_case *c, double *ns)
+/* The case's frame: the flow alone, or inside its tunnel, which carries
+ * it from 192.0.2.1 to 192.0.2.2 on the tunnel's usual port.
+ */
+static size_t build_frame(const struct program_case *c, __u8 *frame, size_t cap)
 {
-	__u8 frame[256];
-	struct pkt_spec s;
-	int fd, i;
-	double t0;
+	struct pkt_encap e = { .kind = c->tunnel };
+	struct pkt_spec s, outer;
+	int i;
 
 	pkt_spec_init(&s, c->family, c->proto);
 	for (i = 0; i < c->ext_headers; i++)
 		s.ext[s.next++] = i ? 60 : 0;
+	if (c->tunnel == NO_TUNNEL)
+		return pkt_build(&s, frame, cap);
+	pkt_spec_init(&outer, 4, IPPROTO_UDP);
+	pkt_set_addr4(outer.saddr, 0xc0000201);
+	pkt_set_addr4(outer.daddr, 0xc0000202);
+	outer.dport = c->tunnel == CPUSTEER_TUNNEL_GENEVE ? GENEVE_DEFAULT_PORT : VXLAN_DEFAULT_PORT;
+	return pkt_build_tunnel(&outer, &e, &s, frame, cap);
+}
+
+static int time_case(struct bench_setup *b, const struct program_case *c, double *ns)
+{
+	__u8 frame[512];	/* room for a tunnel around the flow */
+	int fd;
+	double t0;
+
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .repeat = b->repeat);
-	opts.data_size_in = pkt_build(&s, frame, sizeof(frame));
+	opts.data_size_in = build_frame(c, frame, sizeof(frame));
 
 	if (c->prog == RUN_FLOOR)
 		fd = bpf_program__fd(b->floor->progs.cpusteer_drop_floor);
 	else
 		fd = instance_prog_fd(&b->steer, c->prog == RUN_NOTOUCH);
 	b->opts.cfg.hash_fn = c->hash_fn;
-	if (instance_write_config(&b->steer, &b->opts.cfg))
+	if (inner_parse(c->inner ? c->inner : "none", &b->opts.cfg) ||
+	    instance_write_config(&b->steer, &b->opts.cfg))
 		return -EIO;
 	t0 = monotonic_ns();
 	if (bpf_prog_test_run_opts(fd, &opts)) {
@@ -106,6 +150,17 @@ static int measure_all(struct bench_setup *b, double medians[NCASES])
 	return 0;
 }
 
+/* The median of the case named `name`. */
+static double median_of(const char *name, const double med[NCASES])
+{
+	__u32 c;
+
+	for (c = 0; c < NCASES; c++)
+		if (!strcmp(cases[c].name, name))
+			return med[c];
+	return NAN;
+}
+
 static void report(const struct bench_setup *b, const double med[NCASES], bool as_json)
 {
 	double floor_ns = med[1];
@@ -115,9 +170,14 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 	if (!as_json) {
 		printf("median of %u runs of %u test-run repeats; ratio to notouch_redirect\n",
 		       b->runs, b->repeat);
-		printf("%-24s %10s %8s\n", "case", "ns/pkt", "ratio");
-		for (c = 0; c < NCASES; c++)
-			printf("%-24s %10.2f %8.2f\n", cases[c].name, med[c], med[c] / floor_ns);
+		printf("%-24s %10s %8s  %s\n", "case", "ns/pkt", "ratio", "ratio to peer");
+		for (c = 0; c < NCASES; c++) {
+			printf("%-24s %10.2f %8.2f", cases[c].name, med[c], med[c] / floor_ns);
+			if (cases[c].peer)
+				printf("  %.3f to %s", med[c] / median_of(cases[c].peer, med),
+				       cases[c].peer);
+			putchar('\n');
+		}
 		return;
 	}
 	json_init(&j, stdout);
@@ -132,6 +192,13 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 		json_string(&j, "hash", hash_fn_name(cases[c].hash_fn));
 		json_double(&j, "ns_per_packet", med[c]);
 		json_double(&j, "ratio_to_notouch", med[c] / floor_ns);
+		json_string(&j, "inner", cases[c].inner ? cases[c].inner : "none");
+		json_string(&j, "tunnel",
+			    cases[c].tunnel == NO_TUNNEL ? "none" : tunnel_name(cases[c].tunnel));
+		if (cases[c].peer) {
+			json_string(&j, "peer", cases[c].peer);
+			json_double(&j, "ratio_to_peer", med[c] / median_of(cases[c].peer, med));
+		}
 		json_object_close(&j);
 	}
 	json_array_close(&j);
