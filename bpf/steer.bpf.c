@@ -3,7 +3,9 @@
  *
  * cpusteer_steer parses each frame, hashes its flow with the per-load key,
  * and redirects it through the cpumap to the CPU that owns the flow's
- * bucket; cpusteer_classify is the same program recording each decision.
+ * bucket; with --inner, the flow inside a tunnel (bpf/tunnel.h) is the
+ * one hashed. cpusteer_classify is the same program recording each
+ * decision.
  * cpusteer_notouch redirects without reading the frame: it is the floor
  * that benchmarks compare steering against. The cpusteer_remote_*
  * programs run on the target CPU, in the cpumap kthread.
@@ -395,7 +397,7 @@ static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 	struct flow f;
 	struct packet pk = { .f = &f, .record = record, .tunnel = CPUSTEER_TUNNELS,
 			     .fallback = CPUSTEER_INNER_FALLBACKS };
-	struct l4_span l4;
+	struct l4_span l4;	/* not kept: find_tunnel_payload walks again */
 	__be16 proto;
 	void *l3;
 
