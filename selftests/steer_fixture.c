@@ -52,7 +52,7 @@ int env_start(struct env *e)
 	for (i = 0; i < e->o.cfg.nbuckets; i++)
 		e->table[i] = BUCKET_UNOWNED;
 	indirection_rebalance(e->table, e->o.cfg.nbuckets, &e->o.cpus);
-	err = instance_open(&e->in, true, false);
+	err = e->with_steer ? instance_open_both(&e->in) : instance_open(&e->in, true, false);
 	if (err)
 		return err;
 	e->loaded = true;

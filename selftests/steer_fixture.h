@@ -42,12 +42,16 @@ struct env {
 	struct steer_opts o;
 	__u32 *table;
 	bool loaded;
+	bool with_steer;	/* cpusteer_steer loaded too (see env_init) */
 };
 
 /* Only options the tests get right; a failure here is a broken test. */
 void env_opt(struct env *e, const char *name, const char *arg);
 
-/* CPUs 0-1 and KEY_A; callers add or override options before env_start. */
+/* CPUs 0-1 and KEY_A; callers add or override options before env_start.
+ * Only cpusteer_classify is loaded, unless with_steer is set before
+ * env_start for a test that runs cpusteer_steer too.
+ */
 void env_init(struct env *e);
 
 int env_start(struct env *e);

@@ -514,6 +514,7 @@ static void agree_under(struct env *e, const struct sample_set *set, struct coun
 {
 	char what[96];
 
+	e->with_steer = true;
 	ENV_START(e);
 	snprintf(what, sizeof(what), "frames decided apart, %s", config);
 	ASSERT_EQ(disagreements(e, set, total), 0, what);

@@ -458,6 +458,7 @@ static void fast_program_counts_tunnels_as_classify_decides(void)
 	int fd;
 
 	env_inner(&e, "all");
+	e.with_steer = true;
 	ENV_START(&e);
 	fd = bpf_program__fd(e.in.skel->progs.cpusteer_steer);
 	rng_seed(13);

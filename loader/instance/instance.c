@@ -65,8 +65,8 @@ static void set_frags(struct steer *skel, bool frags)
 	}
 }
 
-static int open_skeleton(struct steer_instance *in, bool record_decisions, bool notouch,
-			 enum attach_path path)
+static int open_skeleton(struct steer_instance *in, bool record_decisions, bool with_steer,
+			 bool notouch, enum attach_path path)
 {
 	struct bpf_program *attach;
 	struct steer *skel;
@@ -96,11 +96,14 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	set_frags(skel, path == ATTACH_SINGLE);
 	if (path == ATTACH_DISPATCHER)
 		bpf_program__set_autoload(attach, false);
-	/* Only classify and the program tests read decisions; the verifier's
-	 * time on the recording copy would be half of every other load's.
+	/* Only classify and the program tests read decisions, and only the
+	 * tests that compare the two programs need both: the verifier's time
+	 * on a copy nobody runs would be half of the load's.
 	 */
 	if (!record_decisions)
 		bpf_program__set_autoload(skel->progs.cpusteer_classify, false);
+	else if (!with_steer)
+		bpf_program__set_autoload(skel->progs.cpusteer_steer, false);
 	err = steer__load(skel);
 	if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
@@ -131,12 +134,17 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 
 int instance_open(struct steer_instance *in, bool record_decisions, bool notouch)
 {
-	return open_skeleton(in, record_decisions, notouch, ATTACH_SINGLE);
+	return open_skeleton(in, record_decisions, !record_decisions, notouch, ATTACH_SINGLE);
+}
+
+int instance_open_both(struct steer_instance *in)
+{
+	return open_skeleton(in, true, true, false, ATTACH_SINGLE);
 }
 
 int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path)
 {
-	return open_skeleton(in, false, notouch, path);
+	return open_skeleton(in, false, true, notouch, path);
 }
 
 void instance_close(struct steer_instance *in)

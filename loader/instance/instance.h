@@ -83,9 +83,14 @@ void instance_init(struct steer_instance *in);
 
 /* Opens and loads the programs, unattached, with every map empty.
  * `record_decisions` picks cpusteer_classify, the steering program that
- * logs each decision for classify; `notouch` picks the no-touch floor.
+ * logs each decision for classify, in place of cpusteer_steer; `notouch`
+ * picks the no-touch floor.
  */
 int instance_open(struct steer_instance *in, bool record_decisions, bool notouch);
+/* cpusteer_classify, for its records, and cpusteer_steer over the same
+ * maps: for tests that hold the one to the other.
+ */
+int instance_open_both(struct steer_instance *in);
 /* The same for an instance that will be attached along `path`. On
  * ATTACH_DISPATCHER the program to attach is not loaded (libxdp loads it
  * when it attaches), and every program that meets the cpumap is loaded
