@@ -95,6 +95,15 @@ struct frame {
 	void *end;	/* of the linear part */
 };
 
+static __always_inline struct frame frame_of(struct xdp_md *ctx)
+{
+	return (struct frame){
+		.ctx = ctx,
+		.data = (void *)(long)ctx->data,
+		.end = (void *)(long)ctx->data_end,
+	};
+}
+
 static __always_inline enum parse_status parse_fail(__u32 *reason, __u32 why)
 {
 	*reason = why;

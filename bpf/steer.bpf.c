@@ -275,11 +275,7 @@ static __always_inline int steer_flow(const struct packet *pk,
  */
 __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 {
-	struct frame fr = {
-		.ctx = ctx,
-		.data = (void *)(long)ctx->data,
-		.end = (void *)(long)ctx->data_end,
-	};
+	struct frame fr = frame_of(ctx);
 	struct flow again = { .ports = 0, .notes = 0 };
 	enum parse_status st;
 	struct l4_span l4;
@@ -307,11 +303,7 @@ __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpusteer_config *cfg,
 					  struct tunnel_at *at, const bool record)
 {
-	struct frame fr = {
-		.ctx = ctx,
-		.data = (void *)(long)ctx->data,
-		.end = (void *)(long)ctx->data_end,
-	};
+	struct frame fr = frame_of(ctx);
 	struct packet pk = { .record = record };
 	__u32 zero = 0, why, kind;
 	struct flow in;
@@ -387,11 +379,7 @@ static __always_inline int steer_parsed(const struct packet *pk,
 
 static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 {
-	struct frame fr = {
-		.ctx = ctx,
-		.data = (void *)(long)ctx->data,
-		.end = (void *)(long)ctx->data_end,
-	};
+	struct frame fr = frame_of(ctx);
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0, reason = 0;
 	struct flow f;
