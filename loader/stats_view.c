@@ -6,13 +6,13 @@
 #include "stats_view.h"
 
 const struct counter_group counter_groups[COUNTER_GROUPS] = {
-	{ "PASSED", "pass", "pass_reasons", offsetof(struct cpusteer_counters, passed),
+	[GROUP_PASSED] = { "PASSED", "pass", "pass_reasons", offsetof(struct cpusteer_counters, passed),
 	  CPUSTEER_PASS_REASONS, pass_reason_name },
-	{ "ERRORS (passed)", "errors", "errors", offsetof(struct cpusteer_counters, errors),
+	[GROUP_ERRORS] = { "ERRORS (passed)", "errors", "errors", offsetof(struct cpusteer_counters, errors),
 	  CPUSTEER_ERRORS, error_name },
-	{ "INNER FLOW STEERED", "inner_steered", "inner_steered",
+	[GROUP_INNER_STEERED] = { "INNER FLOW STEERED", "inner_steered", "inner_steered",
 	  offsetof(struct cpusteer_counters, inner_steered), CPUSTEER_TUNNELS, tunnel_name },
-	{ "OUTER FLOW STEERED (tunnel)", "inner_fallback", "inner_fallback",
+	[GROUP_INNER_FALLBACK] = { "OUTER FLOW STEERED (tunnel)", "inner_fallback", "inner_fallback",
 	  offsetof(struct cpusteer_counters, inner_fallback), CPUSTEER_INNER_FALLBACKS,
 	  inner_fallback_name },
 };

@@ -60,7 +60,14 @@ struct counter_group {
 	const char *(*name)(__u32 index);
 };
 
-#define COUNTER_GROUPS 4
+enum counter_group_index {
+	GROUP_PASSED,
+	GROUP_ERRORS,
+	GROUP_INNER_STEERED,
+	GROUP_INNER_FALLBACK,
+	COUNTER_GROUPS
+};
+
 extern const struct counter_group counter_groups[COUNTER_GROUPS];
 
 static inline const __u64 *group_counts(const struct counter_group *g,

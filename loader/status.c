@@ -22,6 +22,7 @@
 #include "netns.h"
 #include "trace.h"
 #include "instance_state.h"
+#include "stats_view.h"
 #include "tunnel_opts.h"
 
 struct status_view {
@@ -149,28 +150,35 @@ static const char *attach_path_text(const struct status_view *v)
 	return "single program although this kernel takes freplace programs (LIBXDP_SKIP_DISPATCHER=1 at load?); no other XDP program can share the interface";
 }
 
+/* A tunnel counter group's totals since load on one line:
+ * "vxlan 638, geneve 0, ...".
+ */
+static void print_group_line(const char *label, const struct counter_group *g,
+			     const struct cpusteer_counters *c)
+{
+	char line[256] = "";
+	size_t used = 0;
+	__u32 i;
+
+	for (i = 0; i < g->n && used < sizeof(line); i++)
+		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
+				 g->name(i), (unsigned long long)group_counts(g, c)[i]);
+	printf("  %-18s %s\n", label, line);
+}
+
 /* What --inner names, and since load how many frames each tunnel kind
  * had steered by their inner flow and how many fell back to the outer.
  */
 static void print_inner(const struct status_view *v)
 {
-	char inner[160], line[256];
-	size_t used = 0;
-	__u32 i;
+	char inner[160];
 
 	inner_format(&v->cfg, inner, sizeof(inner));
 	printf("  %-18s %s\n", "inner", inner);
 	if (!v->cfg.inner)
 		return;
-	for (i = 0; i < CPUSTEER_TUNNELS; i++)
-		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
-				 tunnel_name(i), (unsigned long long)v->counts.inner_steered[i]);
-	printf("  %-18s %s\n", "inner steered", line);
-	for (i = 0, used = 0; i < CPUSTEER_INNER_FALLBACKS; i++)
-		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
-				 inner_fallback_name(i),
-				 (unsigned long long)v->counts.inner_fallback[i]);
-	printf("  %-18s %s\n", "outer fallback", line);
+	print_group_line("inner steered", &counter_groups[GROUP_INNER_STEERED], &v->counts);
+	print_group_line("outer fallback", &counter_groups[GROUP_INNER_FALLBACK], &v->counts);
 }
 
 static void print_text(const struct status_view *v)
@@ -221,21 +229,25 @@ static void print_text(const struct status_view *v)
 	printf("  %-18s %s\n", "restored on unload", dev);
 }
 
+static void json_group(struct json *j, const struct counter_group *g,
+		       const struct cpusteer_counters *c)
+{
+	__u32 i;
+
+	json_object_open(j, g->json_total_key);
+	for (i = 0; i < g->n; i++)
+		json_uint(j, g->name(i), group_counts(g, c)[i]);
+	json_object_close(j);
+}
+
 static void json_inner(struct json *j, const struct status_view *v)
 {
 	char inner[160];
-	__u32 i;
 
 	inner_format(&v->cfg, inner, sizeof(inner));
 	json_string(j, "inner", inner);
-	json_object_open(j, "inner_steered");
-	for (i = 0; i < CPUSTEER_TUNNELS; i++)
-		json_uint(j, tunnel_name(i), v->counts.inner_steered[i]);
-	json_object_close(j);
-	json_object_open(j, "inner_fallback");
-	for (i = 0; i < CPUSTEER_INNER_FALLBACKS; i++)
-		json_uint(j, inner_fallback_name(i), v->counts.inner_fallback[i]);
-	json_object_close(j);
+	json_group(j, &counter_groups[GROUP_INNER_STEERED], &v->counts);
+	json_group(j, &counter_groups[GROUP_INNER_FALLBACK], &v->counts);
 }
 
 static void json_device(struct json *j, const char *key, const struct device_settings *d)
