@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Small statistics shared by the benchmarks and stats: medians of runs,
- * percentiles of latencies and Jain's fairness index of a per-CPU load.
+/* Small statistics shared by the benchmarks and `balance`: medians of
+ * runs, percentiles of latencies and Jain's fairness index of a per-CPU
+ * load.
  */
 #ifndef CPUSTEER_STATS_MATH_H
 #define CPUSTEER_STATS_MATH_H
