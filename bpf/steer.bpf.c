@@ -74,6 +74,17 @@ struct {
 	__uint(max_entries, 1);
 } counters SEC(".maps");
 
+/* One entry per bucket the instance can have while --bucket-stats counts,
+ * and a single unused one otherwise: the loader sizes it, since 16 bytes
+ * per bucket per possible CPU is memory only the option should cost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_bucket_load);
+	__uint(max_entries, 1);
+} bucket_load SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
@@ -144,6 +155,7 @@ static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_fl
  * single instruction of it.
  */
 struct packet {
+	struct xdp_md *ctx;
 	struct cpusteer_counters *cnt;
 	const struct flow *f;	/* the flow hashed; NULL when the frame is
 				 * not read (no record) */
@@ -221,6 +233,19 @@ static __always_inline int redirect_to(const struct packet *pk, __u32 hash, __u3
 	return XDP_REDIRECT;
 }
 
+/* A bucket past the map's entries (the table grew after the load sized
+ * the map) goes uncounted: `set` refuses to grow it that far.
+ */
+static __always_inline void count_bucket_load(const struct packet *pk, __u32 bucket)
+{
+	struct cpusteer_bucket_load *load = bpf_map_lookup_elem(&bucket_load, &bucket);
+
+	if (load) {
+		load->packets++;
+		load->bytes += bpf_xdp_get_buff_len(pk->ctx);
+	}
+}
+
 static __always_inline int redirect_via_bucket(const struct packet *pk,
 					       const struct cpusteer_config *cfg,
 					       __u32 hash, __u32 bucket)
@@ -232,6 +257,8 @@ static __always_inline int redirect_via_bucket(const struct packet *pk,
 	cpu = bpf_map_lookup_elem(&bucket_table, &bucket);
 	if (!cpu)
 		return fail_with(pk, hash, bucket, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
+	if (cfg->bucket_stats)
+		count_bucket_load(pk, bucket);
 	return redirect_to(pk, hash, bucket, *cpu);
 }
 
@@ -304,7 +331,7 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 					  struct tunnel_at *at, const bool record)
 {
 	struct frame fr = frame_of(ctx);
-	struct packet pk = { .record = record };
+	struct packet pk = { .ctx = ctx, .record = record };
 	__u32 zero = 0, why, kind;
 	struct flow in;
 
@@ -383,7 +410,7 @@ static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0, reason = 0;
 	struct flow f;
-	struct packet pk = { .f = &f, .record = record, .tunnel = CPUSTEER_TUNNELS,
+	struct packet pk = { .ctx = ctx, .f = &f, .record = record, .tunnel = CPUSTEER_TUNNELS,
 			     .fallback = CPUSTEER_INNER_FALLBACKS };
 	struct l4_span l4;	/* not kept: find_tunnel_payload walks again */
 	__be16 proto;
@@ -442,7 +469,7 @@ int cpusteer_classify(struct xdp_md *ctx)
 SEC("xdp")
 int cpusteer_notouch(struct xdp_md *ctx)
 {
-	struct packet pk = { .f = NULL, .record = false };
+	struct packet pk = { .ctx = ctx, .f = NULL, .record = false };
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0, bucket;
 

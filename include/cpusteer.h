@@ -96,7 +96,7 @@ struct cpusteer_config {
 	__u32 udp_tunnel_ports;	/* entries used in the two arrays below */
 	__be16 udp_tunnel_port[CPUSTEER_MAX_UDP_TUNNEL_PORTS];	/* network order */
 	__u8 udp_tunnel_kind[CPUSTEER_MAX_UDP_TUNNEL_PORTS];	/* VXLAN or GENEVE */
-	__u32 pad;
+	__u32 bucket_stats;	/* nonzero: count each bucket's load */
 	/* Bit (port % 64) set for each port above: one test turns away
 	 * nearly all UDP that is no tunnel before any port is compared.
 	 */
@@ -163,6 +163,15 @@ struct cpusteer_counters {
 #define CPUSTEER_COUNTERS_VALUE_SIZE(ncpus) \
 	(sizeof(struct cpusteer_counters) + (ncpus) * sizeof(__u64))
 
+/* What each bucket carried, per receiving CPU, with --bucket-stats: the
+ * load `cpusteer balance` moves buckets by. Every frame hashed to the
+ * bucket counts, whatever became of it after.
+ */
+struct cpusteer_bucket_load {
+	__u64 packets;
+	__u64 bytes;		/* whole frames, fragments included */
+};
+
 /* Per-CPU counters of the second-stage (cpumap) programs. */
 struct cpusteer_remote_counters {
 	__u64 passed;
@@ -221,7 +230,7 @@ enum cpusteer_phase {
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 5
+#define CPUSTEER_STATE_VERSION 6
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

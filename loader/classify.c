@@ -239,7 +239,7 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	struct json j;
 	int err, rc;
 
-	err = instance_open(&in, true, false);
+	err = instance_open(&in, true, false, 0);
 	if (err)
 		return err;
 	err = instance_configure(&in, &o->cpus, &o->cfg, &cm);

@@ -104,7 +104,8 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 	struct steer_instance in;
 	int err;
 
-	err = instance_open_to_attach(&in, lo->notouch, instance_attach_path());
+	err = instance_open_to_attach(&in, lo->notouch, instance_attach_path(),
+				      lo->bucket_stats ? lo->steer.cfg.nbuckets : 0);
 	if (err) {
 		instance_dir_remove(d);
 		return err;
@@ -165,6 +166,7 @@ static int load(struct load_opts *lo)
 		return -ENODEV;
 	}
 	err = steer_opts_finish(&lo->steer);
+	lo->steer.cfg.bucket_stats = lo->bucket_stats;
 	if (!err)
 		err = bpffs_check();
 	if (err)

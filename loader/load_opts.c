@@ -121,10 +121,15 @@ static const struct cli_option load_set_options[] = {
 	{}
 };
 
-/* The attach itself is load's: changing it means a new attach. */
+/* The attach itself is load's: changing it means a new attach. So are
+ * the bucket counters, whose map is sized when the programs load.
+ */
 static const struct cli_option attach_options[] = {
 	CLI_OPTION("xdp-mode", "native|skb", opt_xdp_mode, "attach mode", "native"),
 	CLI_FLAG("no-touch", struct load_opts, notouch, "attach the benchmark floor: redirect without parsing"),
+	CLI_FLAG("bucket-stats", struct load_opts, bucket_stats,
+		 "count each bucket's packets and bytes, for balance;\n"
+		 "as many buckets as --buckets gives now"),
 	{}
 };
 

@@ -23,6 +23,7 @@ struct load_opts {
 	struct device_settings dev;	/* dev.mask: what was asked for */
 	int xdp_mode;			/* libxdp enum xdp_attach_mode */
 	bool xdp_mode_given, notouch, symmetric_off;
+	bool bucket_stats;		/* load only: the counters are sized then */
 	const char *ifname;
 };
 

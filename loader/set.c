@@ -54,6 +54,7 @@ static int merge(struct load_opts *lo, const struct change *cur)
 		o->cfg.hash_fn = cur->cfg.hash_fn;
 	if (!o->inner_given)
 		inner_copy(&o->cfg, &cur->cfg);
+	o->cfg.bucket_stats = cur->cfg.bucket_stats;
 	o->cfg.symmetric = lo->symmetric_off ? 0 : o->symmetric_given ? 1 : cur->cfg.symmetric;
 	if (!lo->qsize_given)
 		lo->cm.qsize = cur->cm.qsize;
@@ -203,6 +204,19 @@ static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st
 	state_enter(st, CPUSTEER_PHASE_SETTING);
 }
 
+/* The bucket counters were sized by the load: a table that outgrew them
+ * would leave the buckets past them uncounted, and balance blind there.
+ */
+static int check_counted(const struct instance_dir *d, const struct steer_instance *in,
+			 const struct cpusteer_config *cfg)
+{
+	if (!cfg->bucket_stats || cfg->nbuckets <= in->bucket_load_entries)
+		return 0;
+	log_err("cannot set --buckets %u on %s: its bucket counters (--bucket-stats) hold %u buckets; unload and load again to count more",
+		cfg->nbuckets, d->shown, in->bucket_load_entries);
+	return -EINVAL;
+}
+
 static int check_phase(const struct instance_dir *d, const struct cpusteer_instance_state *st)
 {
 	if (st->phase == CPUSTEER_PHASE_LOADING || st->phase == CPUSTEER_PHASE_UNLOADING) {
@@ -256,6 +270,8 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		err = read_current(in, &st, &recorded, &live);
 	if (!err)
 		err = merge(lo, &recorded);
+	if (!err)
+		err = check_counted(d, in, &lo->steer.cfg);
 	if (err)
 		goto out;
 	next.cpus = lo->steer.cpus;

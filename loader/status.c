@@ -32,6 +32,7 @@ struct status_view {
 	struct cpusteer_counters counts;	/* since load, all CPUs */
 	struct cpuset cpus, offline;
 	__u32 owned[CPUSTEER_MAX_CPUS];
+	__u32 counted_buckets;	/* what the bucket counters can hold */
 	bool complete;		/* every pin there */
 	bool interrupted;	/* a phase no running command is in */
 	bool gone;		/* the interface is not the recorded one now */
@@ -103,6 +104,7 @@ static int collect(struct instance_dir *d, struct status_view *v)
 		if (!instance_read_config(&in, &v->cfg))
 			read_table(&in, v);
 		instance_read_counters(&in, &v->counts, NULL);
+		v->counted_buckets = in.bucket_load_entries;
 		instance_close(&in);
 		state_get_saved(&v->st, &v->saved);
 		v->gone = !state_device_here(&v->st);
@@ -212,6 +214,10 @@ static void print_text(const struct status_view *v)
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
 	print_inner(v);
+	if (v->cfg.bucket_stats)
+		printf("  %-18s on, for up to %u buckets\n", "bucket stats", v->counted_buckets);
+	else
+		printf("  %-18s off\n", "bucket stats");
 	printf("  %-18s %u, remote %s%s%s\n", "queue size", v->st.qsize,
 	       remote_action_name(v->st.remote), *redirect ? " to " : "", redirect);
 	printf("  %-18s %6s %6s %8s\n", "cpus", "cpu", "weight", "buckets");
@@ -309,6 +315,11 @@ static void print_json(struct json *j, const struct status_view *v)
 		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
 		json_bool(j, "symmetric", v->cfg.symmetric);
 		json_inner(j, v);
+		json_bool(j, "bucket_stats", v->cfg.bucket_stats);
+		if (v->cfg.bucket_stats)
+			json_uint(j, "counted_buckets", v->counted_buckets);
+		else
+			json_null(j, "counted_buckets");
 		if (v->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
 			json_string(j, "non_ip", "pass");
 		else

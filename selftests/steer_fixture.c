@@ -40,7 +40,7 @@ int env_start(struct env *e)
 {
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
 	struct instance_target t = { .cpus = &e->o.cpus, .cfg = &e->o.cfg, .cm = &cm };
-	__u32 i;
+	__u32 i, count;
 	int err;
 
 	err = steer_opts_finish(&e->o);
@@ -52,7 +52,9 @@ int env_start(struct env *e)
 	for (i = 0; i < e->o.cfg.nbuckets; i++)
 		e->table[i] = BUCKET_UNOWNED;
 	indirection_rebalance(e->table, e->o.cfg.nbuckets, &e->o.cpus);
-	err = e->with_steer ? instance_open_both(&e->in) : instance_open(&e->in, true, false);
+	count = e->o.cfg.bucket_stats ? e->o.cfg.nbuckets : 0;
+	err = e->with_steer ? instance_open_both(&e->in, count)
+			    : instance_open(&e->in, true, false, count);
 	if (err)
 		return err;
 	e->loaded = true;

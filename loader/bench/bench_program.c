@@ -37,6 +37,7 @@ struct program_case {
 	const char *inner;	/* --inner; NULL: none */
 	int tunnel;		/* CPUSTEER_TUNNEL_* around the frame, or NO_TUNNEL */
 	const char *peer;	/* a case to show the ratio to as well, or NULL */
+	bool bucket_stats;	/* --bucket-stats */
 };
 
 #define SIPHASH CPUSTEER_HASH_SIPHASH13
@@ -45,29 +46,34 @@ struct program_case {
 #define TUNNELED(name, family, kind) STEER(name, family, IPPROTO_UDP), "all", kind, NULL
 
 static const struct program_case cases[] = {
-	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, SIPHASH, RUN_FLOOR, NULL, NO_TUNNEL, NULL },
-	{ "notouch_redirect", 4, IPPROTO_UDP, 0, SIPHASH, RUN_NOTOUCH, NULL, NO_TUNNEL, NULL },
-	{ STEER("steer_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, NULL },
-	{ STEER("steer_ipv4_tcp", 4, IPPROTO_TCP), NULL, NO_TUNNEL, NULL },
-	{ STEER("steer_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, NULL },
-	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, SIPHASH, RUN_STEER, NULL, NO_TUNNEL, NULL },
+	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, SIPHASH, RUN_FLOOR, NULL, NO_TUNNEL, NULL, false },
+	{ "notouch_redirect", 4, IPPROTO_UDP, 0, SIPHASH, RUN_NOTOUCH, NULL, NO_TUNNEL, NULL, false },
+	{ STEER("steer_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false },
+	{ STEER("steer_ipv4_tcp", 4, IPPROTO_TCP), NULL, NO_TUNNEL, NULL, false },
+	{ STEER("steer_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false },
+	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, SIPHASH, RUN_STEER, NULL, NO_TUNNEL, NULL, false },
 	/* The alternative hash, for the record of why siphash13 is default. */
 	{ "steer_ipv4_udp_jhash", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER, NULL,
-	  NO_TUNNEL, NULL },
+	  NO_TUNNEL, NULL, false },
 	{ "steer_ipv6_udp_jhash", 6, IPPROTO_UDP, 0, CPUSTEER_HASH_JHASH, RUN_STEER, NULL,
-	  NO_TUNNEL, NULL },
+	  NO_TUNNEL, NULL, false },
 	/* What --inner all costs a frame that is no tunnel: the peer is the
 	 * same frame without it.
 	 */
-	{ STEER("inner_all_ipv4_udp", 4, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv4_udp" },
-	{ STEER("inner_all_ipv4_tcp", 4, IPPROTO_TCP), "all", NO_TUNNEL, "steer_ipv4_tcp" },
-	{ STEER("inner_all_ipv6_udp", 6, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv6_udp" },
+	{ STEER("inner_all_ipv4_udp", 4, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv4_udp", false },
+	{ STEER("inner_all_ipv4_tcp", 4, IPPROTO_TCP), "all", NO_TUNNEL, "steer_ipv4_tcp", false },
+	{ STEER("inner_all_ipv6_udp", 6, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv6_udp", false },
 	/* A tunnelled frame steered by its inner IPv4 (IPv6 for sit) UDP flow. */
-	{ TUNNELED("inner_vxlan", 4, CPUSTEER_TUNNEL_VXLAN) },
-	{ TUNNELED("inner_geneve", 4, CPUSTEER_TUNNEL_GENEVE) },
-	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE) },
-	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP) },
-	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT) },
+	{ TUNNELED("inner_vxlan", 4, CPUSTEER_TUNNEL_VXLAN), false },
+	{ TUNNELED("inner_geneve", 4, CPUSTEER_TUNNEL_GENEVE), false },
+	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE), false },
+	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP), false },
+	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT), false },
+	/* What --bucket-stats adds to a packet: the peer is the same frame
+	 * without it.
+	 */
+	{ STEER("bucket_stats_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv4_udp", true },
+	{ STEER("bucket_stats_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv6_udp", true },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -118,6 +124,7 @@ static int time_case(struct bench_setup *b, const struct program_case *c, double
 	else
 		fd = instance_prog_fd(&b->steer, c->prog == RUN_NOTOUCH);
 	b->opts.cfg.hash_fn = c->hash_fn;
+	b->opts.cfg.bucket_stats = c->bucket_stats;
 	if (inner_parse(c->inner ? c->inner : "none", &b->opts.cfg) ||
 	    instance_write_config(&b->steer, &b->opts.cfg))
 		return -EIO;
@@ -195,6 +202,7 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 		json_string(&j, "inner", cases[c].inner ? cases[c].inner : "none");
 		json_string(&j, "tunnel",
 			    cases[c].tunnel == NO_TUNNEL ? "none" : tunnel_name(cases[c].tunnel));
+		json_bool(&j, "bucket_stats", cases[c].bucket_stats);
 		if (cases[c].peer) {
 			json_string(&j, "peer", cases[c].peer);
 			json_double(&j, "ratio_to_peer", med[c] / median_of(cases[c].peer, med));
@@ -217,7 +225,7 @@ static int setup(struct bench_setup *b)
 		log_err("cannot load the XDP_DROP floor program: %s", strerror(errno));
 		return -errno;
 	}
-	err = instance_open(&b->steer, false, false);
+	err = instance_open(&b->steer, false, false, b->opts.cfg.nbuckets);
 	if (err)
 		return err;
 	return instance_configure(&b->steer, &b->opts.cpus, &b->opts.cfg, &cm);

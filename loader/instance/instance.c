@@ -66,7 +66,7 @@ static void set_frags(struct steer *skel, bool frags)
 }
 
 static int open_skeleton(struct steer_instance *in, bool record_decisions, bool with_steer,
-			 bool notouch, enum attach_path path)
+			 bool notouch, enum attach_path path, __u32 count_buckets)
 {
 	struct bpf_program *attach;
 	struct steer *skel;
@@ -88,6 +88,8 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	/* Indexed by CPU number: one slot per possible CPU. */
 	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
 	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
+	in->bucket_load_entries = count_buckets ? count_buckets : 1;
+	bpf_map__set_max_entries(skel->maps.bucket_load, in->bucket_load_entries);
 	attach = record_decisions ? skel->progs.cpusteer_classify
 		 : notouch ? skel->progs.cpusteer_notouch
 		 : skel->progs.cpusteer_steer;
@@ -120,6 +122,7 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 		.remote_counters = bpf_map__fd(skel->maps.remote_counters),
 		.remote_devmap = bpf_map__fd(skel->maps.remote_devmap),
 		.instance_state = bpf_map__fd(skel->maps.instance_state),
+		.bucket_load = bpf_map__fd(skel->maps.bucket_load),
 	};
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
@@ -132,19 +135,22 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	return err;
 }
 
-int instance_open(struct steer_instance *in, bool record_decisions, bool notouch)
+int instance_open(struct steer_instance *in, bool record_decisions, bool notouch,
+		  __u32 count_buckets)
 {
-	return open_skeleton(in, record_decisions, !record_decisions, notouch, ATTACH_SINGLE);
+	return open_skeleton(in, record_decisions, !record_decisions, notouch, ATTACH_SINGLE,
+			     count_buckets);
 }
 
-int instance_open_both(struct steer_instance *in)
+int instance_open_both(struct steer_instance *in, __u32 count_buckets)
 {
-	return open_skeleton(in, true, true, false, ATTACH_SINGLE);
+	return open_skeleton(in, true, true, false, ATTACH_SINGLE, count_buckets);
 }
 
-int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path)
+int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path,
+			    __u32 count_buckets)
 {
-	return open_skeleton(in, false, true, notouch, path);
+	return open_skeleton(in, false, true, notouch, path, count_buckets);
 }
 
 void instance_close(struct steer_instance *in)
@@ -452,6 +458,37 @@ int instance_read_redirects(struct steer_instance *in, __u64 *per)
 		       n * sizeof(*per));
 	free(all);
 	return 0;
+}
+
+/* A lookup per bucket: a few hundred system calls a second for a
+ * balance step, where a batch would need a buffer of every bucket for
+ * every possible CPU at once.
+ */
+int instance_read_bucket_loads(struct steer_instance *in, struct cpusteer_bucket_load *loads,
+			       __u32 nbuckets)
+{
+	struct cpusteer_bucket_load *per;
+	__u32 b;
+	int cpu, err = 0;
+
+	if (nbuckets > in->bucket_load_entries)
+		return -ERANGE;
+	per = calloc(in->ncpus, sizeof(*per));
+	if (!per)
+		return -ENOMEM;
+	for (b = 0; b < nbuckets && !err; b++) {
+		if (bpf_map_lookup_elem(in->maps.bucket_load, &b, per)) {
+			err = -errno;
+			break;
+		}
+		loads[b] = (struct cpusteer_bucket_load){ 0 };
+		for (cpu = 0; cpu < in->ncpus; cpu++) {
+			loads[b].packets += per[cpu].packets;
+			loads[b].bytes += per[cpu].bytes;
+		}
+	}
+	free(per);
+	return err;
 }
 
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum,

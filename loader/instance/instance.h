@@ -52,6 +52,7 @@ struct steer_maps {
 	int remote_counters;
 	int remote_devmap;
 	int instance_state;
+	int bucket_load;
 };
 
 struct steer_instance {
@@ -68,6 +69,7 @@ struct steer_instance {
 	struct xdp_program *xdp;	/* set while this process holds the attach */
 	int ifindex;
 	int xdp_mode;
+	__u32 bucket_load_entries;	/* buckets bucket_load can count */
 };
 
 /* The configuration the maps are brought to. */
@@ -84,20 +86,23 @@ void instance_init(struct steer_instance *in);
 /* Opens and loads the programs, unattached, with every map empty.
  * `record_decisions` picks cpusteer_classify, the steering program that
  * logs each decision for classify, in place of cpusteer_steer; `notouch`
- * picks the no-touch floor.
+ * picks the no-touch floor. `count_buckets` sizes the per-bucket load
+ * counters (--bucket-stats) for that many buckets; 0 for none.
  */
-int instance_open(struct steer_instance *in, bool record_decisions, bool notouch);
+int instance_open(struct steer_instance *in, bool record_decisions, bool notouch,
+		  __u32 count_buckets);
 /* cpusteer_classify, for its records, and cpusteer_steer over the same
  * maps: for tests that hold the one to the other.
  */
-int instance_open_both(struct steer_instance *in);
+int instance_open_both(struct steer_instance *in, __u32 count_buckets);
 /* The same for an instance that will be attached along `path`. On
  * ATTACH_DISPATCHER the program to attach is not loaded (libxdp loads it
  * when it attaches), and every program that meets the cpumap is loaded
  * without the frags flag, as libxdp loads its extensions: the kernel lets
  * only programs with one frags flag share a cpumap.
  */
-int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path);
+int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path,
+			    __u32 count_buckets);
 /* Closes this process's handles only: an attached program stays attached
  * (the netlink attach outlives the process) until instance_detach().
  */
@@ -135,6 +140,11 @@ int instance_read_redirects(struct steer_instance *in, __u64 *per);
  */
 int instance_read_counters(struct steer_instance *in, struct cpusteer_counters *sum,
 			   __u64 *redirected);
+/* The load of buckets 0..nbuckets-1 summed over the receiving CPUs;
+ * -ERANGE when the counters hold fewer buckets.
+ */
+int instance_read_bucket_loads(struct steer_instance *in, struct cpusteer_bucket_load *loads,
+			       __u32 nbuckets);
 int instance_prog_fd(struct steer_instance *in, bool notouch);
 
 /* The pinned record; -EPROTO when it is of another cpusteer version. */

@@ -38,6 +38,8 @@ static const struct map_pin map_pins[] = {
 	{ "remote_counters", offsetof(struct steer_maps, remote_counters),
 	  BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(struct cpusteer_remote_counters) },
 	{ "remote_devmap", offsetof(struct steer_maps, remote_devmap), BPF_MAP_TYPE_DEVMAP, 4, 4 },
+	{ "bucket_load", offsetof(struct steer_maps, bucket_load), BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+	  sizeof(struct cpusteer_bucket_load) },
 };
 #define NMAP_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
 
@@ -110,6 +112,17 @@ static int check_shape(int fd, const struct map_pin *p)
 	if (info.type != p->type || info.key_size != p->key_size ||
 	    (p->value_size && info.value_size != p->value_size))
 		return -EPROTO;
+	return 0;
+}
+
+static int map_entries(int fd, __u32 *entries)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*entries = info.max_entries;
 	return 0;
 }
 
@@ -188,7 +201,9 @@ int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 		return err;
 	}
 	in->ncpus = info.max_entries;
-	err = instance_map_table(in);
+	err = map_entries(in->maps.bucket_load, &in->bucket_load_entries);
+	if (!err)
+		err = instance_map_table(in);
 	if (err)
 		instance_close(in);
 	return err;
