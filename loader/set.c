@@ -119,23 +119,42 @@ static int read_current(struct steer_instance *in, const struct cpusteer_instanc
 	return 0;
 }
 
-/* The new table: the old one resized so that flows keep their CPU where
- * the new size allows, then the fewest buckets moved to meet the shares.
- */
-static int new_table(const struct change *live, struct change *next)
-{
-	next->table = malloc(next->cfg.nbuckets * sizeof(*next->table));
-	if (!next->table)
-		return -ENOMEM;
-	indirection_resize(live->table, live->cfg.nbuckets, next->table, next->cfg.nbuckets);
-	indirection_rebalance(next->table, next->cfg.nbuckets, &next->cpus);
-	return 0;
-}
-
 static bool rehashes(const struct cpusteer_config *a, const struct cpusteer_config *b)
 {
 	return memcmp(a->key, b->key, sizeof(a->key)) || a->hash_fn != b->hash_fn ||
 	       a->symmetric != b->symmetric;
+}
+
+static bool same_shares(const struct cpuset *a, const struct cpuset *b)
+{
+	return a->n == b->n && !memcmp(a->cpu, b->cpu, a->n * sizeof(a->cpu[0])) &&
+	       !memcmp(a->weight, b->weight, a->n * sizeof(a->weight[0]));
+}
+
+/* The new table: the old one resized so that flows keep their CPU where
+ * the new size allows, then the fewest buckets moved to meet the shares.
+ * A set that changes neither the CPUs, their weights, the size nor the
+ * hash keeps the table as it is: buckets moved by load (cpusteer
+ * balance) stay where they were put. Finishing an interrupted set always
+ * rebalances, since the table it left may name CPUs of either
+ * configuration.
+ */
+static int new_table(const struct change *recorded, const struct change *live,
+		     struct change *next, bool finishing)
+{
+	__u32 n = next->cfg.nbuckets;
+
+	next->table = malloc(n * sizeof(*next->table));
+	if (!next->table)
+		return -ENOMEM;
+	if (!finishing && n == live->cfg.nbuckets && !rehashes(&live->cfg, &next->cfg) &&
+	    same_shares(&recorded->cpus, &next->cpus)) {
+		memcpy(next->table, live->table, n * sizeof(*next->table));
+		return 0;
+	}
+	indirection_resize(live->table, live->cfg.nbuckets, next->table, n);
+	indirection_rebalance(next->table, n, &next->cpus);
+	return 0;
 }
 
 static void print_moved(const struct instance_dir *d, const struct change *live,
@@ -277,7 +296,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	next.cpus = lo->steer.cpus;
 	next.cfg = lo->steer.cfg;
 	next.cm = lo->cm;
-	err = new_table(&live, &next);
+	err = new_table(&recorded, &live, &next, st.phase == CPUSTEER_PHASE_SETTING);
 	if (err)
 		goto out;
 
