@@ -19,6 +19,7 @@
 #include "lock.h"
 #include "log.h"
 #include "instance_state.h"
+#include "set.h"
 #include "tunnel_opts.h"
 
 /* A configuration of the maps: the recorded one a set starts from, the
@@ -324,6 +325,48 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 out:
 	free(live.table);
 	free(next.table);
+	return err;
+}
+
+int set_table_locked(const struct instance_dir *d, struct steer_instance *in,
+		     const __u32 *table, __u32 nbuckets)
+{
+	struct cpusteer_instance_state st, before;
+	struct change recorded = { 0 }, live = { 0 }, next;
+	struct instance_target to;
+	int err;
+
+	err = instance_read_state(in, &st);
+	if (!err && st.phase != CPUSTEER_PHASE_READY) {
+		log_err("cannot move buckets of %s: %s", d->shown,
+			st.phase == CPUSTEER_PHASE_SETTING
+				? "an interrupted set left it between two configurations; cpusteer set finishes it"
+				: "an interrupted command left it unfinished; see cpusteer status");
+		return -EBUSY;
+	}
+	if (!err)
+		err = read_current(in, &st, &recorded, &live);
+	if (!err && live.cfg.nbuckets != nbuckets)
+		err = -ESTALE;	/* the caller read another table: not ours to write */
+	if (err)
+		goto out;
+	next = recorded;
+	next.table = (__u32 *)table;
+	before = st;
+	state_enter(&st, CPUSTEER_PHASE_SETTING);
+	err = instance_write_state(in, &st);
+	if (err)
+		goto out;
+	to = target_of(&next);
+	err = instance_converge(in, &to);
+	if (err) {
+		roll_back(in, &live, &before, &st);
+		goto out;
+	}
+	state_enter(&st, CPUSTEER_PHASE_READY);
+	err = instance_write_state(in, &st);
+out:
+	free(live.table);
 	return err;
 }
 

@@ -22,12 +22,14 @@ UNLOADED=(bad_input_load_no_such_interface bad_input_load_cpu_99 bad_input_load_
 	bad_input_load_bad_key bad_input_load_bad_xdp_mode bad_input_load_inner_port_0
 	bad_input_load_native_unsupported
 	bad_input_load_device_setting_fails bad_input_set_not_loaded bad_input_stats_not_loaded
-	bad_input_unload_not_loaded bad_input_load_not_root)
+	bad_input_balance_not_loaded bad_input_unload_not_loaded bad_input_load_not_root)
 LOADED=(bad_input_load_already_loaded bad_input_set_cpu_2_while_loaded
 	bad_input_set_weights_all_zero_while_loaded bad_input_set_qsize_0_while_loaded
 	bad_input_set_buckets_below_cpus bad_input_set_non_ip_cpu_2
 	bad_input_set_remote_redirect_no_such_interface bad_input_set_xdp_mode
 	bad_input_set_inner_unknown_tunnel bad_input_set_inner_port_of_two_kinds
+	bad_input_set_bucket_stats bad_input_balance_without_bucket_stats
+	bad_input_balance_threshold_0 bad_input_balance_max_moves_0 bad_input_balance_interval_0
 	bad_input_set_not_root bad_input_unload_not_root)
 
 t_plan "${UNLOADED[@]}" "${LOADED[@]}"
@@ -107,6 +109,7 @@ refused bad_input_load_device_setting_fails "gro_flush_timeout" \
 	cs load lo --cpus 0-1 --xdp-mode skb --gro-flush-timeout 1000
 refused bad_input_set_not_loaded "not loaded" cs set "$VB" --cpus 0
 refused bad_input_stats_not_loaded "not loaded" cs stats "$VB" --json --count 1 --interval 1
+refused bad_input_balance_not_loaded "not loaded" cs balance "$VB" --once --interval 0.1
 refused bad_input_unload_not_loaded "not loaded" cs unload "$VB"
 if command -v setpriv >/dev/null; then
 	refused bad_input_load_not_root "root" cs_nobody load "$VB" --cpus 0-1
@@ -132,6 +135,13 @@ refused bad_input_set_xdp_mode "xdp-mode" cs set "$VB" --xdp-mode skb
 refused bad_input_set_inner_unknown_tunnel "mpls" cs set "$VB" --inner gre,mpls
 refused bad_input_set_inner_port_of_two_kinds "both vxlan and geneve" \
 	cs set "$VB" --inner vxlan:6081,geneve
+# The counters are sized when the programs load: set cannot add them.
+refused bad_input_set_bucket_stats "bucket-stats" cs set "$VB" --bucket-stats
+refused bad_input_balance_without_bucket_stats "load it with --bucket-stats" \
+	cs balance "$VB" --once --interval 0.1
+refused bad_input_balance_threshold_0 "threshold '0'" cs balance "$VB" --threshold 0
+refused bad_input_balance_max_moves_0 "max-moves '0'" cs balance "$VB" --max-moves 0
+refused bad_input_balance_interval_0 "interval '0'" cs balance "$VB" --interval 0
 if command -v setpriv >/dev/null; then
 	refused bad_input_set_not_root "root" cs_nobody set "$VB" --cpus 0
 	refused bad_input_unload_not_root "root" cs_nobody unload "$VB"

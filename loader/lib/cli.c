@@ -329,7 +329,9 @@ int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *ou
 	return 0;
 }
 
-int parse_seconds(const char *what, const char *arg, double max, double *out)
+/* `unit` names what is expected, as in "seconds above 0, at most 60". */
+static int parse_positive(const char *what, const char *arg, double max, const char *unit,
+			  double *out)
 {
 	char *end;
 	double v;
@@ -337,9 +339,19 @@ int parse_seconds(const char *what, const char *arg, double max, double *out)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (!*arg || *end || errno || !(v > 0) || v > max) {
-		log_err("bad %s '%s': expected seconds above 0, at most %.0f", what, arg, max);
+		log_err("bad %s '%s': expected %s above 0, at most %g", what, arg, unit, max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
+}
+
+int parse_seconds(const char *what, const char *arg, double max, double *out)
+{
+	return parse_positive(what, arg, max, "seconds", out);
+}
+
+int parse_fraction(const char *what, const char *arg, double max, double *out)
+{
+	return parse_positive(what, arg, max, "a fraction (0.1 for 10%)", out);
 }

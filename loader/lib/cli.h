@@ -104,5 +104,7 @@ void cli_print_synopsis_roff(const struct cli_command *cmd, FILE *f);
 int parse_u32(const char *what, const char *arg, __u32 min, __u32 max, __u32 *out);
 /* Seconds, fractions allowed, above 0 and at most `max`. */
 int parse_seconds(const char *what, const char *arg, double max, double *out);
+/* A fraction, such as 0.05 for 5%, above 0 and at most `max`. */
+int parse_fraction(const char *what, const char *arg, double max, double *out);
 
 #endif
