@@ -75,6 +75,19 @@ enum cpusteer_inner_fallback {
 enum cpusteer_hash_fn {
 	CPUSTEER_HASH_SIPHASH13 = 0,
 	CPUSTEER_HASH_JHASH = 1,
+	/* The RX hash the NIC computed (XDP metadata), for frames it gives
+	 * one for; siphash13 with the key for the others.
+	 */
+	CPUSTEER_HASH_NIC = 2,
+};
+
+/* With --hash nic, where each frame's hash came from. */
+enum cpusteer_nic_hash {
+	CPUSTEER_NIC_HASH_USED = 0,	/* the NIC's, of an IP header or more */
+	CPUSTEER_NIC_HASH_NONE,		/* the driver gave none for this frame */
+	CPUSTEER_NIC_HASH_L2,		/* the NIC's covers no IP header: the
+					 * frame may be no IP at all */
+	CPUSTEER_NIC_HASH_OUTCOMES
 };
 
 /* Live configuration. The config map holds two slots and the config_slot
@@ -158,6 +171,7 @@ struct cpusteer_counters {
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
 	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
 	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
+	__u64 nic_hash[CPUSTEER_NIC_HASH_OUTCOMES];	/* --hash nic */
 };
 
 #define CPUSTEER_COUNTERS_VALUE_SIZE(ncpus) \

@@ -329,6 +329,11 @@ int cmd_classify(int argc, char **argv)
 		return cli_exit_status(err);
 	if (steer_opts_check_usage(&o.steer))
 		return EXIT_USAGE;
+	/* The kernel test-runs no program bound to a device. */
+	if (o.steer.cfg.hash_fn == CPUSTEER_HASH_NIC) {
+		log_err("classify cannot use --hash nic: test runs have no NIC; --hash siphash13 shows where frames without a NIC hash go");
+		return EXIT_USAGE;
+	}
 	if (steer_opts_finish(&o.steer))
 		return 1;
 	cap = capture_open_read(argv[operand]);

@@ -16,6 +16,7 @@
 #include <xdp/libxdp.h>
 #include "attachment.h"
 #include "commands.h"
+#include "device.h"
 #include "kernel_features.h"
 #include "load_opts.h"
 #include "lock.h"
@@ -29,11 +30,11 @@ static void print_loaded(const struct load_opts *lo, const struct instance_dir *
 	char cpus[256];
 
 	cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
-	printf("cpusteer: loaded on %s (%s mode, %s, program id %u): cpus %s, %u buckets, qsize %u, remote %s%s\n",
+	printf("cpusteer: loaded on %s (%s mode, %s, program id %u): cpus %s, %u buckets, hash %s, qsize %u, remote %s%s\n",
 	       d->shown, xdp_mode_name(lo->xdp_mode),
 	       path == ATTACH_DISPATCHER ? "in libxdp's dispatcher" : "single program",
-	       st->prog_id, cpus,
-	       lo->steer.cfg.nbuckets, lo->cm.qsize, remote_action_name(lo->cm.remote),
+	       st->prog_id, cpus, lo->steer.cfg.nbuckets, hash_fn_name(lo->steer.cfg.hash_fn),
+	       lo->cm.qsize, remote_action_name(lo->cm.remote),
 	       lo->notouch ? ", no-touch floor" : "");
 	if (device_is_veth(lo->ifname))
 		printf("note: %s is a veth: its peer must send with tx checksumming off (ethtool -K PEER tx off),\n"
@@ -104,8 +105,18 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 	struct steer_instance in;
 	int err;
 
-	err = instance_open_to_attach(&in, lo->notouch, instance_attach_path(),
-				      lo->bucket_stats ? lo->steer.cfg.nbuckets : 0);
+	bool nic = lo->steer.cfg.hash_fn == CPUSTEER_HASH_NIC;
+	struct attach_opts ao = {
+		.notouch = lo->notouch,
+		/* libxdp's dispatcher loads its programs unbound (1.3): a
+		 * program bound to the device can only be attached alone.
+		 */
+		.path = nic ? ATTACH_SINGLE : instance_attach_path(),
+		.count_buckets = lo->bucket_stats ? lo->steer.cfg.nbuckets : 0,
+		.nic_ifindex = nic ? ifindex : 0,
+	};
+
+	err = instance_open_to_attach(&in, &ao);
 	if (err) {
 		instance_dir_remove(d);
 		return err;
@@ -152,6 +163,34 @@ out_unpin:
 	return err;
 }
 
+/* What --hash nic needs of the kernel and the mode, before anything is
+ * made; a driver that gives no hash is only a note: the software hash
+ * then serves every frame, as it would for the frames it has none for.
+ */
+static int check_nic_hash(const struct load_opts *lo, const struct instance_dir *d,
+			  int ifindex)
+{
+	if (lo->steer.cfg.hash_fn != CPUSTEER_HASH_NIC)
+		return 0;
+	if (lo->notouch) {
+		log_err("--hash nic cannot go with --no-touch: the floor reads no hash");
+		return -EINVAL;
+	}
+	if (lo->xdp_mode == XDP_MODE_SKB) {
+		log_err("--hash nic needs --xdp-mode native: the kernel binds no program to a device in skb mode");
+		return -EINVAL;
+	}
+	if (!kernel_has_rx_hash()) {
+		log_err("cannot use --hash nic on %s: this kernel has no bpf_xdp_metadata_rx_hash (Linux 6.3 and later)",
+			d->shown);
+		return -EOPNOTSUPP;
+	}
+	if (!device_rx_hash(ifindex))
+		log_err("note: the driver of %s gives XDP no RX hash: every frame takes the software hash (siphash13)",
+			d->shown);
+	return 0;
+}
+
 static int load(struct load_opts *lo)
 {
 	struct instance_dir d;
@@ -167,6 +206,8 @@ static int load(struct load_opts *lo)
 	}
 	err = steer_opts_finish(&lo->steer);
 	lo->steer.cfg.bucket_stats = lo->bucket_stats;
+	if (!err)
+		err = check_nic_hash(lo, &d, ifindex);
 	if (!err)
 		err = bpffs_check();
 	if (err)

@@ -59,8 +59,10 @@ static int parse_hash(const char *arg, __u32 *fn)
 		*fn = CPUSTEER_HASH_SIPHASH13;
 	else if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_JHASH)))
 		*fn = CPUSTEER_HASH_JHASH;
+	else if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_NIC)))
+		*fn = CPUSTEER_HASH_NIC;
 	else {
-		log_err("bad --hash '%s': expected siphash13 or jhash", arg);
+		log_err("bad --hash '%s': expected siphash13, jhash or nic", arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -143,7 +145,9 @@ const struct cli_option steer_options[] = {
 	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
 	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
 	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
-	CLI_OPTION("hash", "siphash13|jhash", opt_hash, "flow hash", "siphash13"),
+	CLI_OPTION("hash", "siphash13|jhash|nic", opt_hash,
+		   "flow hash; nic: the NIC's RX hash where it gives\n"
+		   "one (load only; Linux 6.3+), siphash13 elsewhere", "siphash13"),
 	CLI_OPTION("inner", "LIST", opt_inner,
 	  "steer tunnels by their inner flow: vxlan[:PORT],\ngeneve[:PORT], gre, ipip, sit, all or none",
 	  "none"),
@@ -167,6 +171,14 @@ int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running
 	if (o->cfg.nbuckets < with_weight) {
 		log_err("bad bucket count %u: below the %u CPUs that have a weight, so some would get none",
 			o->cfg.nbuckets, with_weight);
+		return -EINVAL;
+	}
+	if (o->cfg.hash_fn == CPUSTEER_HASH_NIC && o->cfg.inner) {
+		log_err("--hash nic cannot go with --inner: the NIC hashes a tunnel's frames by their outer header");
+		return -EINVAL;
+	}
+	if (o->cfg.hash_fn == CPUSTEER_HASH_NIC && o->cfg.symmetric) {
+		log_err("--hash nic cannot go with --symmetric: the NIC's hash is symmetric only if the NIC is set so, which cpusteer cannot see");
 		return -EINVAL;
 	}
 	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS && !(running && !o->non_ip_given))

@@ -15,6 +15,8 @@ const struct counter_group counter_groups[COUNTER_GROUPS] = {
 	[GROUP_INNER_FALLBACK] = { "OUTER FLOW STEERED (tunnel)", "inner_fallback", "inner_fallback",
 	  offsetof(struct cpusteer_counters, inner_fallback), CPUSTEER_INNER_FALLBACKS,
 	  inner_fallback_name },
+	[GROUP_NIC_HASH] = { "NIC HASH (--hash nic)", "nic_hash", "nic_hash",
+	  offsetof(struct cpusteer_counters, nic_hash), CPUSTEER_NIC_HASH_OUTCOMES, nic_hash_name },
 };
 
 /* Every counter struct is made of __u64 words (trace.h), so one loop adds

@@ -47,9 +47,9 @@ struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
 struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
 
 /* The named counter arrays of struct cpusteer_counters, each shown as a
- * block of one row per name: why packets were passed, the errors, and of
+ * block of one row per name: why packets were passed, the errors, of
  * tunnelled frames which were steered by their inner flow and why others
- * were not.
+ * were not, and with --hash nic where each frame's hash came from.
  */
 struct counter_group {
 	const char *title;	/* the table's header */
@@ -65,6 +65,7 @@ enum counter_group_index {
 	GROUP_ERRORS,
 	GROUP_INNER_STEERED,
 	GROUP_INNER_FALLBACK,
+	GROUP_NIC_HASH,
 	COUNTER_GROUPS
 };
 

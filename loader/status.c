@@ -33,6 +33,7 @@ struct status_view {
 	struct cpuset cpus, offline;
 	__u32 owned[CPUSTEER_MAX_CPUS];
 	__u32 counted_buckets;	/* what the bucket counters can hold */
+	int rx_hash;		/* device_rx_hash() of the interface */
 	bool complete;		/* every pin there */
 	bool interrupted;	/* a phase no running command is in */
 	bool gone;		/* the interface is not the recorded one now */
@@ -109,6 +110,7 @@ static int collect(struct instance_dir *d, struct status_view *v)
 		state_get_saved(&v->st, &v->saved);
 		v->gone = !state_device_here(&v->st);
 		v->attached = !v->gone && !attachment_find(v->st.ifindex, v->st.prog_id, &v->att);
+		v->rx_hash = v->gone ? -ENODEV : device_rx_hash(v->st.ifindex);
 		if (!v->gone)
 			device_read(d->ifname, &v->dev);
 	}
@@ -183,6 +185,22 @@ static void print_inner(const struct status_view *v)
 	print_group_line("outer fallback", &counter_groups[GROUP_INNER_FALLBACK], &v->counts);
 }
 
+static const char *rx_hash_support(int support)
+{
+	return support < 0 ? "the kernel does not say" : support ? "yes" : "no";
+}
+
+/* With --hash nic, where the hashes came from since load, and whether the
+ * driver says it gives one at all.
+ */
+static void print_nic_hash(const struct status_view *v)
+{
+	if (v->cfg.hash_fn != CPUSTEER_HASH_NIC)
+		return;
+	print_group_line("nic hash", &counter_groups[GROUP_NIC_HASH], &v->counts);
+	printf("  %-18s %s\n", "driver rx hash", rx_hash_support(v->rx_hash));
+}
+
 static void print_text(const struct status_view *v)
 {
 	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
@@ -214,6 +232,7 @@ static void print_text(const struct status_view *v)
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
 	print_inner(v);
+	print_nic_hash(v);
 	if (v->cfg.bucket_stats)
 		printf("  %-18s on, for up to %u buckets\n", "bucket stats", v->counted_buckets);
 	else
@@ -315,6 +334,11 @@ static void print_json(struct json *j, const struct status_view *v)
 		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
 		json_bool(j, "symmetric", v->cfg.symmetric);
 		json_inner(j, v);
+		json_group(j, &counter_groups[GROUP_NIC_HASH], &v->counts);
+		if (v->rx_hash < 0)
+			json_null(j, "driver_rx_hash");
+		else
+			json_bool(j, "driver_rx_hash", v->rx_hash);
 		json_bool(j, "bucket_stats", v->cfg.bucket_stats);
 		if (v->cfg.bucket_stats)
 			json_uint(j, "counted_buckets", v->counted_buckets);
@@ -364,6 +388,7 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 		json_bool(j, "cpumap_gro", gro);
 		json_string(j, "napi_netlink", napi_json[napi]);
 		json_bool(j, "freplace", !freplace);
+		json_bool(j, "rx_hash_kfunc", bits & KF_RX_HASH);
 		json_object_open(j, "tracepoints");
 		for (tp = 0; tp < TP_COUNT; tp++)
 			json_bool(j, tracepoint_name(tp), bits & KF_TRACEPOINT(tp));
@@ -382,6 +407,9 @@ static void print_features(bool as_json, struct json *j, __u32 bits)
 	else
 		printf("  %-18s yes: libxdp's dispatcher can share an interface between programs\n",
 		       "freplace");
+	printf("  %-18s %s\n", "NIC RX hash",
+	       bits & KF_RX_HASH ? "yes: --hash nic can read it, where the driver gives it"
+				 : "no: --hash nic is refused (Linux 6.3 and later)");
 	printf("  %-18s", "tracepoints");
 	for (tp = 0; tp < TP_COUNT; tp++)
 		printf(" %s%s", tracepoint_name(tp), bits & KF_TRACEPOINT(tp) ? "" : "(missing)");

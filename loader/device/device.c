@@ -578,3 +578,17 @@ int device_hwaddr(const char *ifname, __u8 mac[6])
 	ethtool_dev_close(&eth);
 	return err;
 }
+
+int device_rx_hash(int ifindex)
+{
+	struct napi_nl nl;
+	__u64 features;
+	int err;
+
+	napi_nl_init(&nl);
+	err = netdev_nl_rx_metadata(&nl, ifindex, &features);
+	napi_nl_close(&nl);
+	if (err)
+		return -EOPNOTSUPP;
+	return !!(features & ND_XDP_RX_METADATA_HASH);
+}

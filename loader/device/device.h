@@ -106,4 +106,11 @@ int device_hwaddr(const char *ifname, __u8 mac[6]);
 /* Whether the ethtool driver name is "veth"; false on any error, silently. */
 bool device_is_veth(const char *ifname);
 
+/* Whether the driver of `ifindex` gives XDP programs the NIC's RX hash:
+ * 1 or 0, or -EOPNOTSUPP where the kernel does not say (before 6.7).
+ * veth gives it for frames that came through its peer's stack, never for
+ * frames XDP sent; a NIC, as its RSS settings make it.
+ */
+int device_rx_hash(int ifindex);
+
 #endif

@@ -16,6 +16,7 @@
 
 /* Kernel ABI, like the attribute numbers in napi_netlink.h. */
 #define ND_FAMILY_NAME			"netdev"
+#define ND_CMD_DEV_GET			1
 #define ND_CMD_NAPI_GET			11
 #define ND_CMD_NAPI_SET			14
 
@@ -214,7 +215,10 @@ void napi_nl_init(struct napi_nl *nl)
 	nl->fd = -1;
 }
 
-int napi_nl_open_dump(struct napi_nl *nl)
+/* Opens the socket and resolves the family on the first call; the family
+ * itself came in 6.3.
+ */
+static int open_family(struct napi_nl *nl)
 {
 	struct family_info fi = { 0 };
 	struct nl_req r;
@@ -232,11 +236,19 @@ int napi_nl_open_dump(struct napi_nl *nl)
 	req_init(&r, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
 	req_put(&r, CTRL_ATTR_FAMILY_NAME, ND_FAMILY_NAME, sizeof(ND_FAMILY_NAME));
 	err = nl_talk(nl, &r, family_cb, &fi);
-	if (err || !fi.id || !fi.napi_get)
+	if (err || !fi.id)
 		return nl->err = -EOPNOTSUPP;
 	nl->family = fi.id;
+	nl->can_get = fi.napi_get;
 	nl->can_set = fi.napi_set;
 	return 0;
+}
+
+int napi_nl_open_dump(struct napi_nl *nl)
+{
+	int err = open_family(nl);
+
+	return err ? err : nl->can_get ? 0 : -EOPNOTSUPP;
 }
 
 int napi_nl_open(struct napi_nl *nl)
@@ -303,6 +315,46 @@ int napi_nl_set(struct napi_nl *nl, __u32 id, int attr, int len, __u64 val)
 	else
 		req_put(&r, attr, &v32, 4);
 	return nl_talk(nl, &r, NULL, NULL);
+}
+
+struct dev_arg {
+	int ifindex;
+	bool found;
+	__u64 features;
+};
+
+static int dev_cb(const struct nlmsghdr *h, void *arg)
+{
+	const struct nlattr *tb[ND_A_DEV_XDP_RX_METADATA_FEATURES + 1];
+	struct dev_arg *d = arg;
+
+	genl_index(h, tb, ND_A_DEV_XDP_RX_METADATA_FEATURES + 1);
+	if (!tb[ND_A_DEV_IFINDEX] || attr_uint(tb[ND_A_DEV_IFINDEX]) != (__u64)d->ifindex ||
+	    !tb[ND_A_DEV_XDP_RX_METADATA_FEATURES])
+		return 0;
+	d->found = true;
+	d->features = attr_uint(tb[ND_A_DEV_XDP_RX_METADATA_FEATURES]);
+	return 0;
+}
+
+int netdev_nl_rx_metadata(struct napi_nl *nl, int ifindex, __u64 *features)
+{
+	struct dev_arg d = { .ifindex = ifindex };
+	__u32 idx = ifindex;
+	struct nl_req r;
+	int err = open_family(nl);
+
+	if (err)
+		return err;
+	req_init(&r, nl->family, NLM_F_ACK, ND_CMD_DEV_GET);
+	req_put(&r, ND_A_DEV_IFINDEX, &idx, sizeof(idx));
+	err = nl_talk(nl, &r, dev_cb, &d);
+	if (err)
+		return err;
+	if (!d.found)
+		return -EOPNOTSUPP;
+	*features = d.features;
+	return 0;
 }
 
 void napi_nl_close(struct napi_nl *nl)

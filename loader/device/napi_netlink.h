@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The netdev generic netlink family, as far as the device knobs need it:
  * NAPI_GET dumps a device's NAPI instances with their settings, NAPI_SET
- * changes one setting of one instance. Netlink acts in the caller's
- * network namespace, whatever /sys shows; device.c uses it only where
- * sysfs will not do (see device.h).
+ * changes one setting of one instance, DEV_GET says which XDP RX metadata
+ * the driver gives. Netlink acts in the caller's network namespace,
+ * whatever /sys shows; device.c uses it only where sysfs will not do (see
+ * device.h).
  */
 #ifndef CPUSTEER_NAPI_NETLINK_H
 #define CPUSTEER_NAPI_NETLINK_H
@@ -21,12 +22,16 @@
 #define ND_A_NAPI_GRO_FLUSH_TIMEOUT	6	/* uint: 4 or 8 bytes */
 #define ND_A_NAPI_THREADED		8	/* u32, since 6.17 */
 #define ND_A_NAPI_MAX			8
+#define ND_A_DEV_IFINDEX		1	/* u32 */
+#define ND_A_DEV_XDP_RX_METADATA_FEATURES 5	/* u64, since 6.7 */
+#define ND_XDP_RX_METADATA_HASH		(1ull << 1)
 
 struct napi_nl {
 	int fd;			/* -1 until napi_nl_open() */
 	int err;		/* why netlink is unusable, once known */
 	__u16 family;
-	bool can_set;	/* the kernel has NAPI_SET too */
+	bool can_get;	/* the kernel has NAPI_GET (6.9) */
+	bool can_set;	/* the kernel has NAPI_SET too (6.13) */
 	__u32 seq;
 	char *buf;
 	/* The kernel's own explanation of the last failed request (its
@@ -65,6 +70,11 @@ int napi_nl_dump(struct napi_nl *nl, int ifindex, struct napi_list *l);
 
 /* Sets attribute `attr`, `len` (4 or 8) bytes wide, of NAPI instance `id`. */
 int napi_nl_set(struct napi_nl *nl, __u32 id, int attr, int len, __u64 val);
+
+/* The ND_XDP_RX_METADATA_* bits device `ifindex`'s driver implements;
+ * -EOPNOTSUPP where the kernel does not say (before 6.7).
+ */
+int netdev_nl_rx_metadata(struct napi_nl *nl, int ifindex, __u64 *features);
 
 void napi_nl_close(struct napi_nl *nl);
 

@@ -15,6 +15,11 @@
 #include "log.h"
 #include "steer.skel.h"
 
+/* Kernel ABI since 6.3, newer than Debian 12's kernel headers. */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
 /* An array map lays its values out 8 bytes apart, whatever their size. */
 #define TABLE_STRIDE 8
 #define TABLE_BYTES ((size_t)CPUSTEER_MAX_BUCKETS * TABLE_STRIDE)
@@ -65,10 +70,26 @@ static void set_frags(struct steer *skel, bool frags)
 	}
 }
 
-static int open_skeleton(struct steer_instance *in, bool record_decisions, bool with_steer,
-			 bool notouch, enum attach_path path, __u32 count_buckets)
+/* Which programs a process loads, and how. */
+struct open_how {
+	bool record_decisions, with_steer, notouch;
+	enum attach_path path;
+	__u32 count_buckets;
+	int nic_ifindex;
+};
+
+/* The program that reads the NIC's RX hash must be bound to its device
+ * at load: the kernel then puts the driver's code in place of the call.
+ */
+static void bind_to_device(struct bpf_program *p, int ifindex)
 {
-	struct bpf_program *attach;
+	bpf_program__set_ifindex(p, ifindex);
+	bpf_program__set_flags(p, bpf_program__flags(p) | BPF_F_XDP_DEV_BOUND_ONLY);
+}
+
+static int open_skeleton(struct steer_instance *in, const struct open_how *how)
+{
+	struct bpf_program *attach, *steer;
 	struct steer *skel;
 	int err;
 
@@ -88,28 +109,44 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	/* Indexed by CPU number: one slot per possible CPU. */
 	bpf_map__set_max_entries(skel->maps.cpu_map, in->ncpus);
 	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
-	in->bucket_load_entries = count_buckets ? count_buckets : 1;
+	in->bucket_load_entries = how->count_buckets ? how->count_buckets : 1;
 	bpf_map__set_max_entries(skel->maps.bucket_load, in->bucket_load_entries);
-	attach = record_decisions ? skel->progs.cpusteer_classify
-		 : notouch ? skel->progs.cpusteer_notouch
-		 : skel->progs.cpusteer_steer;
-	in->path = path;
+	steer = how->nic_ifindex ? skel->progs.cpusteer_steer_nic : skel->progs.cpusteer_steer;
+	attach = how->record_decisions ? skel->progs.cpusteer_classify
+		 : how->notouch ? skel->progs.cpusteer_notouch
+		 : steer;
+	in->path = how->path;
 	in->attach_name = bpf_program__name(attach);
-	set_frags(skel, path == ATTACH_SINGLE);
-	if (path == ATTACH_DISPATCHER)
+	set_frags(skel, how->path == ATTACH_SINGLE);
+	if (how->path == ATTACH_DISPATCHER)
 		bpf_program__set_autoload(attach, false);
 	/* Only classify and the program tests read decisions, and only the
 	 * tests that compare the two programs need both: the verifier's time
-	 * on a copy nobody runs would be half of the load's.
+	 * on a copy nobody runs would be half of the load's. Only one of the
+	 * two steering programs is ever attached.
 	 */
-	if (!record_decisions)
+	if (!how->record_decisions)
 		bpf_program__set_autoload(skel->progs.cpusteer_classify, false);
-	else if (!with_steer)
+	else if (!how->with_steer)
+		bpf_program__set_autoload(steer, false);
+	if (how->nic_ifindex) {
+		bind_to_device(steer, how->nic_ifindex);
 		bpf_program__set_autoload(skel->progs.cpusteer_steer, false);
+	} else {
+		bpf_program__set_autoload(skel->progs.cpusteer_steer_nic, false);
+	}
 	err = steer__load(skel);
-	if (err) {
+	if (err && how->nic_ifindex) {
+		/* Linux 6.3 to 6.15 refused a device-bound program that uses a
+		 * cpumap, until a fix of June 2025 that stable kernels took.
+		 */
+		log_err("cannot load the BPF programs bound to the device for --hash nic: %s (kernels before 6.16 without its 2025 fix refuse a bound program that redirects into a cpumap; run with -v for the verifier log)",
+			strerror(-err));
+	} else if (err) {
 		log_err("cannot load the BPF programs: %s (run with -v for the verifier log)",
 			strerror(-err));
+	}
+	if (err) {
 		instance_close(in);
 		return err;
 	}
@@ -127,7 +164,7 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
 	in->remote_prog[REMOTE_REDIRECT] = bpf_program__fd(skel->progs.cpusteer_remote_redirect);
-	if (path == ATTACH_SINGLE)
+	if (how->path == ATTACH_SINGLE)
 		in->steer_prog = bpf_program__fd(attach);
 	err = instance_map_table(in);
 	if (err)
@@ -138,19 +175,27 @@ static int open_skeleton(struct steer_instance *in, bool record_decisions, bool 
 int instance_open(struct steer_instance *in, bool record_decisions, bool notouch,
 		  __u32 count_buckets)
 {
-	return open_skeleton(in, record_decisions, !record_decisions, notouch, ATTACH_SINGLE,
-			     count_buckets);
+	struct open_how how = { .record_decisions = record_decisions,
+				.with_steer = !record_decisions, .notouch = notouch,
+				.path = ATTACH_SINGLE, .count_buckets = count_buckets };
+
+	return open_skeleton(in, &how);
 }
 
 int instance_open_both(struct steer_instance *in, __u32 count_buckets)
 {
-	return open_skeleton(in, true, true, false, ATTACH_SINGLE, count_buckets);
+	struct open_how how = { .record_decisions = true, .with_steer = true,
+				.path = ATTACH_SINGLE, .count_buckets = count_buckets };
+
+	return open_skeleton(in, &how);
 }
 
-int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path,
-			    __u32 count_buckets)
+int instance_open_to_attach(struct steer_instance *in, const struct attach_opts *o)
 {
-	return open_skeleton(in, false, true, notouch, path, count_buckets);
+	struct open_how how = { .with_steer = true, .notouch = o->notouch, .path = o->path,
+				.count_buckets = o->count_buckets, .nic_ifindex = o->nic_ifindex };
+
+	return open_skeleton(in, &how);
 }
 
 void instance_close(struct steer_instance *in)

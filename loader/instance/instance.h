@@ -72,6 +72,15 @@ struct steer_instance {
 	__u32 bucket_load_entries;	/* buckets bucket_load can count */
 };
 
+/* What load asks of the programs it attaches. */
+struct attach_opts {
+	bool notouch;
+	enum attach_path path;
+	__u32 count_buckets;	/* --bucket-stats: the buckets counted; 0: none */
+	/* --hash nic: the device cpusteer_steer_nic is bound to; 0: none */
+	int nic_ifindex;
+};
+
 /* The configuration the maps are brought to. */
 struct instance_target {
 	const struct cpuset *cpus;
@@ -101,8 +110,7 @@ int instance_open_both(struct steer_instance *in, __u32 count_buckets);
  * without the frags flag, as libxdp loads its extensions: the kernel lets
  * only programs with one frags flag share a cpumap.
  */
-int instance_open_to_attach(struct steer_instance *in, bool notouch, enum attach_path path,
-			    __u32 count_buckets);
+int instance_open_to_attach(struct steer_instance *in, const struct attach_opts *o);
 /* Closes this process's handles only: an attached program stays attached
  * (the netlink attach outlives the process) until instance_detach().
  */

@@ -89,6 +89,21 @@ bool kernel_cpumap_does_gro(void)
 	return found;
 }
 
+/* Three arguments since 6.3's release: (ctx, hash, rss_type). */
+bool kernel_has_rx_hash(void)
+{
+	const struct btf *btf = vmlinux_btf();
+	const struct btf_type *t;
+	__s32 id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "bpf_xdp_metadata_rx_hash", BTF_KIND_FUNC);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;
+	return t && btf_is_func_proto(t) && btf_vlen(t) == 3;
+}
+
 enum napi_netlink kernel_napi_netlink(void)
 {
 	enum napi_netlink found = NAPI_NETLINK_NONE;
@@ -149,6 +164,8 @@ __u32 kernel_features_probe(void)
 		bits |= KF_BTF;
 	if (kernel_cpumap_does_gro())
 		bits |= KF_CPUMAP_GRO;
+	if (kernel_has_rx_hash())
+		bits |= KF_RX_HASH;
 	if (!kernel_freplace_probe())
 		bits |= KF_FREPLACE;
 	for (tp = 0; tp < TP_COUNT; tp++)

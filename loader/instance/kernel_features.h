@@ -16,8 +16,9 @@ struct btf;
 #define KF_BTF (1u << 0)
 #define KF_CPUMAP_GRO (1u << 1)
 #define KF_TRACEPOINT(tp) (1u << (2 + (tp)))	/* enum tracepoint_id */
-/* The top bit, clear of the tracepoints', so older records read alike. */
+/* The top bits, clear of the tracepoints', so older records read alike. */
 #define KF_FREPLACE (1u << 31)
+#define KF_RX_HASH (1u << 30)
 
 __u32 kernel_features_probe(void);
 
@@ -38,6 +39,10 @@ enum napi_netlink {
 	NAPI_NETLINK_SET,
 };
 enum napi_netlink kernel_napi_netlink(void);
+/* Whether XDP programs can read the NIC's RX hash: vmlinux BTF has the
+ * kfunc bpf_xdp_metadata_rx_hash (Linux 6.3 and later).
+ */
+bool kernel_has_rx_hash(void);
 /* Whether an extension (freplace) program can be loaded against an XDP
  * program and attached to it, which libxdp's dispatcher is made of: 0, or
  * the kernel's negative errno (EPERM where it refuses extensions).

@@ -77,7 +77,25 @@ const char *xdp_verdict_name(int verdict)
 
 const char *hash_fn_name(__u32 fn)
 {
-	return fn == CPUSTEER_HASH_JHASH ? "jhash" : "siphash13";
+	switch (fn) {
+	case CPUSTEER_HASH_JHASH:
+		return "jhash";
+	case CPUSTEER_HASH_NIC:
+		return "nic";
+	default:
+		return "siphash13";
+	}
+}
+
+const char *nic_hash_name(__u32 outcome)
+{
+	static const char *const names[CPUSTEER_NIC_HASH_OUTCOMES] = {
+		[CPUSTEER_NIC_HASH_USED] = "used",
+		[CPUSTEER_NIC_HASH_NONE] = "none",
+		[CPUSTEER_NIC_HASH_L2] = "not_ip",
+	};
+
+	return outcome < CPUSTEER_NIC_HASH_OUTCOMES ? names[outcome] : "unknown";
 }
 
 const char *remote_action_name(enum remote_action remote)

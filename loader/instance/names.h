@@ -12,6 +12,10 @@ const char *error_name(__u32 err);
 const char *tunnel_name(__u32 kind);
 /* enum cpusteer_inner_fallback; "none" past the last. */
 const char *inner_fallback_name(__u32 why);
+/* With --hash nic, where a frame's hash came from: used (the NIC's), none
+ * (the driver gave none), not_ip (the NIC's covers no IP header).
+ */
+const char *nic_hash_name(__u32 outcome);
 const char *xdp_verdict_name(int verdict);
 const char *hash_fn_name(__u32 fn);
 const char *remote_action_name(enum remote_action remote);

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# `load --hash nic`: the program reads the RX hash the driver gives
+# (bpf_xdp_metadata_rx_hash) and steers by it without parsing; frames it
+# gives none for take the keyed software hash, counted apart. A veth
+# gives the hash of the skb for frames that came through its peer's
+# stack, and none for frames its peer sent by XDP.
+#
+#   netns csA<pid>                         netns csB<pid>
+#   vethA<pid> 10.200.0.1 ----------------- vethB<pid> 10.200.0.2
+#   udp_flows send: 64 flows x 5           cpusteer load --cpus 0-1 --key KEY1
+#     (through A's stack: hashed)            --hash nic
+#   cpusteer gen: 1 flow (XDP: no hash)    udp_flows recv, 64 sockets
+#
+# No IPv6 on A and static neighbours: every frame B counts is one the
+# test sent, so the counts are exact.
+set -u
+. "$(dirname "$0")/lib_netns.sh"
+
+FLOWS=64
+PER=5
+GEN_FRAMES=2000
+
+STACK=netns_nic_hash_steers_stack_frames_by_the_drivers_hash
+XDP=netns_nic_hash_falls_back_to_the_software_hash_per_frame
+RECONCILE=netns_nic_hash_counters_reconcile
+REFUSED=netns_nic_hash_refusals_change_nothing
+
+t_plan "$STACK" "$XDP" "$RECONCILE" "$REFUSED"
+netns_setup v4only || t_abort "setup: $NETNS_WHY"
+
+if ! "$CPUSTEER" status --json | jq -e '.kernel.rx_hash_kfunc' >/dev/null; then
+	# The refusal is the behaviour to check on such a kernel.
+	t_begin "$STACK"
+	err=$(cs load "$VB" --cpus 0-1 --hash nic 2>&1 >/dev/null)
+	t_eq "exit status" 1 "$?"
+	case $err in
+	*"no bpf_xdp_metadata_rx_hash"*) ;;
+	*) t_fail "the refusal does not name the missing kfunc: $err" ;;
+	esac
+	t_eq "XDP program after the refusal" "" "$(xdp_prog_id)"
+	t_end
+	t_skip_all "this kernel has no bpf_xdp_metadata_rx_hash (Linux 6.3 and later); load --hash nic is refused, as checked"
+fi
+
+out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" --hash nic 2>&1) || t_abort "load --hash nic failed: $out"
+t_eq "hash in status" nic "$(cs status "$VB" --json | jq -r ".instances[0].hash")"
+t_eq "the driver's RX hash in status" true "$(cs status "$VB" --json | jq -r ".instances[0].driver_rx_hash")"
+
+# One "name value" line per nic_hash outcome, from status --json.
+nic_counts() { cs status "$VB" --json | jq -r '.instances[0].nic_hash | to_entries[] | "\(.key) \(.value)"'; }
+
+t_begin "$STACK"
+exchange_flows "$NETNS_TMP/rx" "$FLOWS_V4" $FLOWS $PER || t_abort "no receiver"
+nic_counts >"$NETNS_TMP/n1"
+t_eq "frames steered by the driver's hash" $((FLOWS * PER)) "$(field "$NETNS_TMP/n1" used)"
+t_eq "frames without one" 0 "$(field "$NETNS_TMP/n1" none)"
+cpus=$(awk '$1 == "flow" { print $NF }' "$NETNS_TMP/rx" | sort -u | tr '\n' ' ')
+t_eq "CPUs the flows landed on" "0 1 " "$cpus"
+# The software hash with the same key would place them as classify says;
+# the driver's hash is another one, so some flows must land elsewhere.
+udp_flows pcap $FLOWS_V4 --flows $FLOWS --out "$NETNS_TMP/flows.pcap"
+"$CPUSTEER" classify "$NETNS_TMP/flows.pcap" --cpus 0-1 --key "$KEY1" --json |
+	jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' >"$NETNS_TMP/want"
+awk '$1 == "flow" { print $4, $6, $NF }' "$NETNS_TMP/rx" >"$NETNS_TMP/got"
+t_eq "flows classified" $FLOWS "$(wc -l <"$NETNS_TMP/want")"
+t_eq "flows received" $FLOWS "$(wc -l <"$NETNS_TMP/got")"
+elsewhere=$(join -j1 <(awk '{ print $1 ":" $2, $3 }' "$NETNS_TMP/want" | sort) \
+	<(awk '{ print $1 ":" $2, $3 }' "$NETNS_TMP/got" | sort) | awk '$2 != $3' | wc -l)
+echo "# $elsewhere of $FLOWS flows are where the software hash would not put them"
+t_ge "flows placed otherwise than by the software hash" 1 "$elsewhere"
+t_end
+
+t_begin "$XDP"
+read_counters "$NETNS_TMP/c0"
+nic_counts >"$NETNS_TMP/n0"
+# One flow, sent by XDP: no driver hash, so every frame takes siphash13
+# and goes to the CPU classify names for it.
+in_a "$CPUSTEER" gen "$VA" --flows 1 --duration 60 >/dev/null &
+gen=$!
+n=$(field "$NETNS_TMP/c0" rx_packets)
+wait_counted "$n" $GEN_FRAMES >/dev/null || t_fail "the generator's frames did not arrive"
+kill -INT "$gen"
+wait "$gen"
+sleep 0.5
+read_counters "$NETNS_TMP/c1"
+nic_counts >"$NETNS_TMP/n2"
+udp_flows pcap --src 10.201.0.1 --dst 10.201.0.2 --sport 1024 --dport 9 --flows 1 \
+	--out "$NETNS_TMP/gen.pcap"
+cpu=$("$CPUSTEER" classify "$NETNS_TMP/gen.pcap" --cpus 0-1 --key "$KEY1" --json |
+	jq -r '.packets[0].cpu')
+sent=$(($(field "$NETNS_TMP/c1" rx_packets) - n))
+t_ge "generator frames" $GEN_FRAMES "$sent"
+t_eq "frames without a driver hash" "$sent" \
+	"$(($(field "$NETNS_TMP/n2" none) - $(field "$NETNS_TMP/n0" none)))"
+t_eq "frames steered by the driver's hash meanwhile" 0 \
+	"$(($(field "$NETNS_TMP/n2" used) - $(field "$NETNS_TMP/n0" used)))"
+t_eq "frames redirected to CPU $cpu, where siphash13 puts the flow" "$sent" \
+	"$(($(field "$NETNS_TMP/c1" "redirected_cpu$cpu") - $(field "$NETNS_TMP/c0" "redirected_cpu$cpu")))"
+t_end
+
+t_begin "$RECONCILE"
+read_counters "$NETNS_TMP/c"
+nic_counts >"$NETNS_TMP/n"
+rx=$(field "$NETNS_TMP/c" rx_packets)
+t_eq "received = used + none + not_ip" "$rx" \
+	"$(awk '{ s += $2 } END { print s }' "$NETNS_TMP/n")"
+t_eq "received = redirected + passed + errors" "$rx" \
+	"$(($(field "$NETNS_TMP/c" redirected) + $(field "$NETNS_TMP/c" passed) + $(field "$NETNS_TMP/c" errors)))"
+t_end
+
+# What --hash nic cannot be, refused in one line with nothing changed.
+t_begin "$REFUSED"
+prog=$(xdp_prog_id)
+table() { "$TOOLS/steer_maps" table "$PINS" 512; }
+table >"$NETNS_TMP/t0"
+refuse() {	# MENTION COMMAND...
+	local mention=$1 err
+
+	shift
+	err=$("$@" 2>&1 >/dev/null) && t_fail "accepted: ${*: -4}"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || t_fail "more than one line: $err"
+	case $err in
+	*"$mention"*) ;;
+	*) t_fail "the refusal of '${*: -4}' does not mention '$mention': $err" ;;
+	esac
+}
+refuse "to or from nic" cs set "$VB" --hash siphash13
+refuse "--inner" cs set "$VB" --inner all
+refuse "--symmetric" cs set "$VB" --symmetric
+refuse "test runs" "$CPUSTEER" classify "$NETNS_TMP/gen.pcap" --hash nic
+table >"$NETNS_TMP/t1"
+cmp -s "$NETNS_TMP/t0" "$NETNS_TMP/t1" || t_fail "a refusal changed the table"
+t_eq "hash after the refusals" nic "$(cs status "$VB" --json | jq -r ".instances[0].hash")"
+t_eq "program after the refusals" "$prog" "$(xdp_prog_id)"
+out=$(cs unload "$VB" 2>&1) || t_fail "unload failed: $out"
+refuse "skb mode" cs load "$VB" --hash nic --xdp-mode skb
+refuse "--no-touch" cs load "$VB" --hash nic --no-touch
+refuse "--inner" cs load "$VB" --hash nic --inner gre
+out=$(cs load "$VB" --cpus 0-1 2>&1) || t_fail "load failed: $out"
+refuse "to or from nic" cs set "$VB" --hash nic
+t_eq "hash after set --hash nic" siphash13 "$(cs status "$VB" --json | jq -r ".instances[0].hash")"
+t_end
+t_exit
