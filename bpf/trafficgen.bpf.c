@@ -5,6 +5,9 @@
  * returns XDP_TX, which live mode turns into a transmit on the device named
  * by the test run's ingress_ifindex.
  *
+ * With elephants, a few flows carry a fixed share of the frames: the skew
+ * a hash spreads badly, which `cpusteer balance` is there to correct.
+ *
  * Live mode copies the template into its page pool once per page and then
  * recycles pages with whatever the last run left in them, so the program
  * never assumes it sees the template: it reads the port that is there and
@@ -20,9 +23,14 @@ const volatile __u16 base_port = 1024;
 const volatile __u32 sport_off = 0;	/* L4 source port, from the frame start */
 const volatile __u32 csum_off = 0;	/* L4 checksum; 0: none to keep (IPv4 UDP sent with 0) */
 const volatile bool csum_is_udp = false;
+/* The first `elephants` flows carry `elephant_share` percent of the
+ * frames between them; 0: every flow the same.
+ */
+const volatile __u32 elephants = 0;
+const volatile __u32 elephant_share = 0;
 
 /* Frames given the XDP_TX verdict. The count also picks each frame's
- * flow, so consecutive frames walk the flows round-robin.
+ * flow (flow_of).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -51,6 +59,26 @@ static __always_inline __u16 csum_replace2(__u16 check, __u16 old, __u16 new)
 	return ~sum;
 }
 
+/* Frame n's flow. Each run of 100 frames gives its first elephant_share
+ * slots to the elephants in turn and the rest to the mice, which walk their
+ * flows round-robin by the count of mouse frames so far: over whole runs
+ * of 100 the shares are exact, and the same count always picks the same
+ * flow. Without elephants the verifier knows the branch is never taken
+ * (rodata is frozen) and removes it: the plain path costs what it did.
+ */
+static __always_inline __u32 flow_of(__u64 n)
+{
+	__u32 slot;
+
+	if (!elephants)
+		return n % flows;
+	slot = n % 100;
+	if (slot < elephant_share)
+		return slot % elephants;
+	return elephants + (n / 100 * (100 - elephant_share) + slot - elephant_share) %
+			   (flows - elephants);
+}
+
 static __always_inline int drop_short(void)
 {
 	__u32 zero = 0;
@@ -76,7 +104,7 @@ int trafficgen_tx(struct xdp_md *ctx)
 	if ((void *)(sport + 1) > end || (void *)(csum + 1) > end)
 		return drop_short();
 
-	port = bpf_htons(base_port + *count % flows);
+	port = bpf_htons(base_port + flow_of(*count));
 	if (csum_off) {
 		check = csum_replace2(*csum, *sport, port);
 		/* In UDP a zero checksum means "none"; its one's complement

@@ -10,6 +10,8 @@
 #   cpusteer gen vethA --dst-mac <vethB>      --remote drop (counting tests)
 #     XDP live frames, XDP_TX               --remote pass  (checksum test,
 #                                             with 10.201.0.2 and fd21::2)
+#                                           sport_count (XDP: frames per
+#                                             source port; elephants test)
 #
 # The counts come from four places that must agree: gen's "sent" (the
 # generator program's XDP_TX verdicts), the steering program's rx_packets,
@@ -22,7 +24,8 @@ set -u
 
 TESTS="trafficgen_ipv4_udp_delivered trafficgen_flows_spread_over_cpus trafficgen_one_flow_one_cpu
 	trafficgen_ipv6_udp_delivered trafficgen_ipv4_tcp_delivered trafficgen_ipv6_tcp_delivered
-	trafficgen_stops_on_sigint trafficgen_checksums_valid trafficgen_bad_input"
+	trafficgen_stops_on_sigint trafficgen_checksums_valid trafficgen_elephants_share
+	trafficgen_bad_input"
 
 # shellcheck disable=SC2086
 t_plan $TESTS
@@ -30,16 +33,39 @@ netns_setup v4only || t_abort "setup: $NETNS_WHY"
 MAC_B=$(ip -n "$NSB" link show "$VB" | awk '/link\/ether/ { print $2 }')
 GEN_JSON=$NETNS_TMP/gen.json
 GEN_ERR=$NETNS_TMP/gen.err
+SPORT_OBJ=$NETNS_TOP/build/selftests/sport_count.bpf.o
+
+# The veths' counters as "name value" lines: a veth counts what its peer's
+# XDP took as its own tx_packets, and failed XDP transmits as tx_dropped.
+veth_counters() {
+	ip netns exec "$NSA" sh -c "cd /sys/class/net/$VA/statistics &&
+		echo a_tx_packets \$(cat tx_packets) && echo a_tx_dropped \$(cat tx_dropped)"
+	in_a ethtool -S "$VA" | awk '$1 ~ /^tx_queue_0_xdp_xmit/ { sub(":", "", $1); print "a_" $1, $2 }'
+	in_b ethtool -S "$VB" | awk '$1 ~ /^rx_queue_0_xdp_packets/ { sub(":", "", $1); print "b_" $1, $2 }'
+}
 
 # Every counter the tests compare, as "name value" lines in FILE.
 snapshot() {	# FILE
 	{
 		"$TOOLS/steer_maps" counters "$PINS"
-		ip netns exec "$NSA" sh -c "cd /sys/class/net/$VA/statistics &&
-			echo a_tx_packets \$(cat tx_packets) && echo a_tx_dropped \$(cat tx_dropped)"
-		in_a ethtool -S "$VA" | awk '$1 ~ /^tx_queue_0_xdp_xmit/ { sub(":", "", $1); print "a_" $1, $2 }'
-		in_b ethtool -S "$VB" | awk '$1 ~ /^rx_queue_0_xdp_packets/ { sub(":", "", $1); print "b_" $1, $2 }'
+		veth_counters
 	} >"$1"
+}
+
+# "PORT-INDEX FRAMES" lines from sport_count on vethB: index 0 is port
+# 1024; 4096 counts every other frame.
+sport_counts() {
+	local prog map
+
+	prog=$(ip -n "$NSB" -j link show dev "$VB" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["xdp"]["prog"]["id"])')
+	map=$(bpftool prog show id "$prog" -j |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["map_ids"][0])')
+	bpftool map dump id "$map" -j | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    if e["formatted"]["value"]:
+        print(e["formatted"]["key"], e["formatted"]["value"])'
 }
 
 # How much NAME grew between the two snapshots (absent counts as 0).
@@ -194,10 +220,69 @@ for mode in "udp4 UdpNoPorts UdpInCsumErrors" "udp6 Udp6NoPorts Udp6InCsumErrors
 done
 t_end
 
+# --elephants 4 --elephant-share 60 of 100 flows: frame n of the
+# generator's count goes to elephant (n % 100) % 4 when n % 100 < 60, else
+# to the next mouse in turn. The counts per flow are then known exactly
+# from "sent", and a receiver that counts frames by source port must see
+# each of them, short only of what vethA failed to transmit (those are
+# counted, not placed, so only their total is compared).
+t_begin trafficgen_elephants_share
+if ! command -v python3 >/dev/null; then
+	t_skip "needs python3 to read the counts"
+else
+	cs unload "$VB" >/dev/null 2>&1
+	if ! ip -n "$NSB" link set dev "$VB" xdpdrv obj "$SPORT_OBJ" sec xdp; then
+		t_fail "cannot attach $SPORT_OBJ to $VB"
+	fi
+	veth_counters >"$NETNS_TMP/before"
+	in_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" --duration 1 --flows 100 \
+		--elephants 4 --elephant-share 60 >"$GEN_JSON" 2>"$GEN_ERR"
+	GEN_RC=$?
+	sleep 0.5
+	veth_counters >"$NETNS_TMP/after"
+	[ "$GEN_RC" = 0 ] || t_fail "cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+	t_eq "elephants in gen's JSON" 4 "$(json_num elephants)"
+	t_eq "elephant_share in gen's JSON" 60 "$(json_num elephant_share)"
+	sport_counts >"$NETNS_TMP/sports"
+	out=$(python3 - "$NETNS_TMP/sports" "$(json_num sent)" "$(d a_tx_queue_0_xdp_xmit_errors)" <<'PY'
+import sys
+counts = dict(map(int, line.split()) for line in open(sys.argv[1]))
+sent, lost = int(sys.argv[2]), int(sys.argv[3])
+flows, elephants, share = 100, 4, 60
+cycles, rest = divmod(sent, 100)
+mice = cycles * (100 - share) + max(0, rest - share)
+want = {}
+for flow in range(elephants):
+    slots = range(flow, share, elephants)
+    want[flow] = cycles * len(slots) + sum(s < rest for s in slots)
+for j in range(flows - elephants):
+    want[elephants + j] = mice // (flows - elephants) + (j < mice % (flows - elephants))
+over = [(1024 + f, counts.get(f, 0), w) for f, w in want.items() if counts.get(f, 0) > w]
+if over:
+    print("flows (port, received, at most) above their share:", over[:5])
+short = sum(w - counts.get(f, 0) for f, w in want.items())
+if short != lost:
+    print("frames missing from the flows: %d, vethA transmit errors: %d" % (short, lost))
+others = sum(n for f, n in counts.items() if f not in want)
+if others:
+    print("%d frames from other source ports" % others)
+got = sum(counts.get(f, 0) for f in range(elephants))
+total = sum(counts.get(f, 0) for f in want)
+if not total or abs(got / total - share / 100) > 0.001:
+    print("elephants carried %d of %d frames, not %d%%" % (got, total, share))
+PY
+)
+	[ -z "$out" ] || while read -r line; do t_fail "$line"; done <<<"$out"
+	ip -n "$NSB" link set dev "$VB" xdpdrv off
+fi
+t_end
+
 # Each refusal: non-zero exit, one line on stderr, nothing on stdout.
 t_begin trafficgen_bad_input
 for args in "nosuch$$" "$VA --size 10" "$VA --flows 0" "$VA --ipv6 --tcp --size 64" \
-	"$VA --size 3000" "$VA --dst-mac 02:00:00" "$VA --duration 0" "$VA --cpu 4096" "$VA --bogus"; do
+	"$VA --size 3000" "$VA --dst-mac 02:00:00" "$VA --duration 0" "$VA --cpu 4096" "$VA --bogus" \
+	"$VA --elephants 0" "$VA --elephants 65" "$VA --flows 4 --elephants 4" \
+	"$VA --elephant-share 50" "$VA --elephants 2 --elephant-share 100"; do
 	# shellcheck disable=SC2086
 	in_a "$CPUSTEER" gen $args --duration 0.1 >"$NETNS_TMP/bad.out" 2>"$NETNS_TMP/bad.err"
 	rc=$?

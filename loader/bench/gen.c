@@ -73,6 +73,17 @@ static int opt_flows(void *opts, const char *arg)
 	return parse_u32("flow count", arg, 1, TRAFFICGEN_MAX_FLOWS, &((struct gen_args *)opts)->o.flows);
 }
 
+static int opt_elephants(void *opts, const char *arg)
+{
+	return parse_u32("elephant count", arg, 1, TRAFFICGEN_MAX_ELEPHANTS,
+			 &((struct gen_args *)opts)->o.elephants);
+}
+
+static int opt_elephant_share(void *opts, const char *arg)
+{
+	return parse_u32("elephant share", arg, 1, 99, &((struct gen_args *)opts)->o.elephant_share);
+}
+
 static int opt_size(void *opts, const char *arg)
 {
 	((struct gen_args *)opts)->size_arg = arg;
@@ -113,6 +124,11 @@ static int opt_dst_mac(void *opts, const char *arg)
 
 static const struct cli_option gen_options[] = {
 	CLI_OPTION("flows", "N", opt_flows, "distinct flows, 1-64512", "1000"),
+	CLI_OPTION("elephants", "N", opt_elephants,
+	  "the first N flows, 1-" CLI_NUMBER(TRAFFICGEN_MAX_ELEPHANTS) " and fewer than --flows, carry\n"
+	  "--elephant-share of the frames", "none"),
+	CLI_OPTION("elephant-share", "PCT", opt_elephant_share,
+	  "percent of the frames the elephants carry, 1-99", CLI_NUMBER(TRAFFICGEN_DEFAULT_ELEPHANT_SHARE)),
 	CLI_OPTION("size", "BYTES", opt_size,
 	  "Ethernet frame without FCS, 64-" CLI_NUMBER(TRAFFICGEN_MAX_FRAME) ", at most MTU + 18",
 	  "64; 74 with --ipv6 --tcp, the headers alone"),
@@ -138,6 +154,25 @@ const struct cli_command gen_command = {
 	.groups = { { gen_options, 0 } },
 	.run = cmd_gen,
 };
+
+/* The skew needs its elephants among the flows; a share without
+ * elephants would change nothing, which is worth saying.
+ */
+static int check_skew(struct gen_args *a)
+{
+	if (a->o.elephant_share && !a->o.elephants) {
+		log_err("bad --elephant-share: it applies with --elephants only");
+		return -EINVAL;
+	}
+	if (a->o.elephants && a->o.elephants >= a->o.flows) {
+		log_err("bad --elephants %u: expected fewer than the %u flows of --flows",
+			a->o.elephants, a->o.flows);
+		return -EINVAL;
+	}
+	if (a->o.elephants && !a->o.elephant_share)
+		a->o.elephant_share = TRAFFICGEN_DEFAULT_ELEPHANT_SHARE;
+	return 0;
+}
 
 /* The defaults that depend on other options, and the frame size, whose
  * lower bound does.
@@ -167,13 +202,17 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 {
 	const char *proto = a->o.proto == IPPROTO_TCP ? "tcp" : "udp";
 	double mpps = r->seconds > 0 ? r->sent / r->seconds / 1e6 : NAN;
+	char skew[48] = "";
 	struct json j;
 
 	if (!a->as_json) {
-		printf("%s: sent %llu frames in %.2f s: %.2f Mpps (IPv%d/%s, %u-byte frames, %u flows, CPU %d)\n",
+		if (a->o.elephants)
+			snprintf(skew, sizeof(skew), ", %u elephants with %u%%", a->o.elephants,
+				 a->o.elephant_share);
+		printf("%s: sent %llu frames in %.2f s: %.2f Mpps (IPv%d/%s, %u-byte frames, %u flows%s, CPU %d)\n",
 		       a->ifname, (unsigned long long)r->sent, r->seconds, mpps, a->o.family,
 		       a->o.proto == IPPROTO_TCP ? "TCP" : "UDP", a->o.frame_size, a->o.flows,
-		       a->o.cpu);
+		       skew, a->o.cpu);
 		return;
 	}
 	json_init(&j, stdout);
@@ -183,6 +222,11 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 	json_string(&j, "proto", proto);
 	json_uint(&j, "frame_size", a->o.frame_size);
 	json_uint(&j, "flows", a->o.flows);
+	json_uint(&j, "elephants", a->o.elephants);
+	if (a->o.elephants)
+		json_uint(&j, "elephant_share", a->o.elephant_share);
+	else
+		json_null(&j, "elephant_share");
 	json_int(&j, "cpu", a->o.cpu);
 	json_uint(&j, "sent", r->sent);
 	json_uint(&j, "attempted", r->attempted);
@@ -204,7 +248,7 @@ int cmd_gen(int argc, char **argv)
 	err = cli_parse(&gen_command, argc, argv, &a, &operand);
 	if (err)
 		return cli_exit_status(err);
-	if (ifname_check(argv[operand]))
+	if (ifname_check(argv[operand]) || check_skew(&a))
 		return EXIT_USAGE;
 	a.ifname = argv[operand];
 	if (finish_args(&a) || require_root("gen"))

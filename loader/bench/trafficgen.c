@@ -47,9 +47,6 @@
 #define GEN_FIRST_REPEAT 4096
 #define GEN_MAX_REPEAT (1 << 20)
 
-/* pkt_build wants room for the longest header chain it can write. */
-#define GEN_BUF_LEN (TRAFFICGEN_MAX_FRAME + 512)
-
 struct gen_device {
 	int ifindex;
 	char label[IF_NAMESIZE + 24];	/* "vethA (ifindex 5)" for messages */
@@ -58,7 +55,7 @@ struct gen_device {
 };
 
 struct gen_frame {
-	__u8 data[GEN_BUF_LEN];
+	__u8 data[TRAFFICGEN_FRAME_BUF];
 	__u32 len;
 	__u32 sport_off, csum_off;
 };
@@ -171,6 +168,13 @@ static int check_opts(const struct trafficgen_opts *o, const struct gen_device *
 			o->flows, TRAFFICGEN_MAX_FLOWS);
 		return -EINVAL;
 	}
+	if (o->elephants && (o->elephants >= o->flows || o->elephants > TRAFFICGEN_MAX_ELEPHANTS ||
+			     !o->elephant_share || o->elephant_share > 99)) {
+		log_err("cannot generate on %s: bad skew: %u elephants with %u%% of %u flows: expected 1 to %u elephants, fewer than the flows, with 1 to 99%%",
+			d->label, o->elephants, o->elephant_share, o->flows,
+			TRAFFICGEN_MAX_ELEPHANTS);
+		return -EINVAL;
+	}
 	if (!(o->duration_s > 0) || !isfinite(o->duration_s)) {
 		log_err("cannot generate on %s: bad duration %g s: expected a positive time",
 			d->label, o->duration_s);
@@ -183,16 +187,15 @@ static int check_opts(const struct trafficgen_opts *o, const struct gen_device *
 	return 0;
 }
 
-static int parse_addr(const struct gen_device *d, int family, const char *text, __u8 *out)
+static int parse_addr(const char *label, int family, const char *text, __u8 *out)
 {
 	if (inet_pton(family == 6 ? AF_INET6 : AF_INET, text, out) == 1)
 		return 0;
-	log_err("cannot generate on %s: bad IPv%d address '%s'", d->label, family, text);
+	log_err("cannot generate on %s: bad IPv%d address '%s'", label, family, text);
 	return -EINVAL;
 }
 
-static int set_addrs(const struct trafficgen_opts *o, const struct gen_device *d,
-		     struct pkt_spec *s)
+static int set_addrs(const struct trafficgen_opts *o, const char *label, struct pkt_spec *s)
 {
 	const char *src = o->src_addr, *dst = o->dst_addr;
 	int err;
@@ -201,44 +204,86 @@ static int set_addrs(const struct trafficgen_opts *o, const struct gen_device *d
 		src = o->family == 6 ? "fd21::1" : "10.201.0.1";
 	if (!dst)
 		dst = o->family == 6 ? "fd21::2" : "10.201.0.2";
-	err = parse_addr(d, o->family, src, s->saddr);
-	return err ? err : parse_addr(d, o->family, dst, s->daddr);
+	err = parse_addr(label, o->family, src, s->saddr);
+	return err ? err : parse_addr(label, o->family, dst, s->daddr);
 }
 
-/* The template is the first flow's frame with valid checksums; the program
- * moves it to the other flows. IPv4 UDP goes out with no checksum (0),
- * which IPv4 allows, so the program has nothing to fix there.
+static bool ipv4_udp(const struct trafficgen_opts *o)
+{
+	return o->family == 4 && o->proto == IPPROTO_UDP;
+}
+
+static __u32 sport_off(const struct trafficgen_opts *o)
+{
+	return ETH_HLEN + l3_len(o->family);
+}
+
+static __u32 csum_off(const struct trafficgen_opts *o)
+{
+	return sport_off(o) + (o->proto == IPPROTO_TCP ? 16 : 6);
+}
+
+/* Flow `flow`'s frame with valid checksums, into buf (TRAFFICGEN_FRAME_BUF
+ * bytes): pkt_build wants room for the longest header chain it can write.
+ * IPv4 UDP goes out with no checksum (0), which IPv4 allows, so the
+ * program has nothing to fix there. Returns the length or a negative errno.
  */
-static int build_frame(const struct trafficgen_opts *o, const struct gen_device *d,
-		       struct gen_frame *f)
+static int build_frame(const struct trafficgen_opts *o, const char *label, const __u8 *own_mac,
+		       __u32 flow, __u8 *buf)
 {
 	static const __u8 broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	__u32 hdrs = ETH_HLEN + l3_len(o->family) + l4_len(o->proto);
 	struct pkt_spec s;
+	size_t len;
 	int err;
 
 	pkt_spec_init(&s, o->family, o->proto);
-	memcpy(s.src_mac, o->src_mac ? o->src_mac : d->mac, 6);
+	memcpy(s.src_mac, o->src_mac ? o->src_mac : own_mac, 6);
 	memcpy(s.dst_mac, o->dst_mac ? o->dst_mac : broadcast, 6);
-	err = set_addrs(o, d, &s);
+	err = set_addrs(o, label, &s);
 	if (err)
 		return err;
-	s.sport = TRAFFICGEN_BASE_PORT;
+	s.sport = TRAFFICGEN_BASE_PORT + flow;
 	s.dport = o->dport ? o->dport : 9;
 	s.payload_len = o->frame_size - hdrs;
-	f->len = pkt_build(&s, f->data, sizeof(f->data));
-	if (f->len != o->frame_size) {
-		log_err("cannot generate on %s: built a %u-byte frame, not %u", d->label, f->len,
+	len = pkt_build(&s, buf, TRAFFICGEN_FRAME_BUF);
+	if (len != o->frame_size) {
+		log_err("cannot generate on %s: built a %zu-byte frame, not %u", label, len,
 			o->frame_size);
 		return -EINVAL;
 	}
-	f->sport_off = ETH_HLEN + l3_len(o->family);
-	f->csum_off = f->sport_off + (o->proto == IPPROTO_TCP ? 16 : 6);
-	if (o->family == 4 && o->proto == IPPROTO_UDP) {
-		memset(f->data + f->csum_off, 0, 2);
-		f->csum_off = 0;
-	}
+	if (ipv4_udp(o))
+		memset(buf + csum_off(o), 0, 2);
+	return len;
+}
+
+/* The template is the first flow's frame; the program moves it to the
+ * other flows.
+ */
+static int build_template(const struct trafficgen_opts *o, const struct gen_device *d,
+			  struct gen_frame *f)
+{
+	int len = build_frame(o, d->label, d->mac, 0, f->data);
+
+	if (len < 0)
+		return len;
+	f->len = len;
+	f->sport_off = sport_off(o);
+	f->csum_off = ipv4_udp(o) ? 0 : csum_off(o);
 	return 0;
+}
+
+int trafficgen_flow_frame(const struct trafficgen_opts *o, __u32 flow, __u8 *buf)
+{
+	static const __u8 no_mac[6];
+	char label[32];
+
+	snprintf(label, sizeof(label), "flow %u's frame", flow);
+	if (flow >= TRAFFICGEN_MAX_FLOWS) {
+		log_err("cannot generate on %s: flows end at %u", label, TRAFFICGEN_MAX_FLOWS - 1);
+		return -EINVAL;
+	}
+	return build_frame(o, label, no_mac, flow, buf);
 }
 
 static int load_program(const struct trafficgen_opts *o, const struct gen_device *d,
@@ -254,6 +299,8 @@ static int load_program(const struct trafficgen_opts *o, const struct gen_device
 		return err;
 	}
 	skel->rodata->flows = o->flows;
+	skel->rodata->elephants = o->elephants;
+	skel->rodata->elephant_share = o->elephant_share;
 	skel->rodata->base_port = TRAFFICGEN_BASE_PORT;
 	skel->rodata->sport_off = f->sport_off;
 	skel->rodata->csum_off = f->csum_off;
@@ -493,7 +540,7 @@ int trafficgen_run(const struct trafficgen_opts *o, volatile int *stop,
 		log_err("cannot generate on %s: out of memory", dev.label);
 		return -ENOMEM;
 	}
-	err = build_frame(o, &dev, frame);
+	err = build_template(o, &dev, frame);
 	if (!err)
 		err = generate(o, &dev, frame, stop, res);
 	free(frame);

@@ -18,6 +18,9 @@
 /* Source ports run from the first unprivileged port upwards. */
 #define TRAFFICGEN_BASE_PORT 1024
 #define TRAFFICGEN_MAX_FLOWS (65536 - TRAFFICGEN_BASE_PORT)
+/* A few heavy flows among many; more would be no skew to speak of. */
+#define TRAFFICGEN_MAX_ELEPHANTS 64
+#define TRAFFICGEN_DEFAULT_ELEPHANT_SHARE 60
 
 struct trafficgen_opts {
 	int ifindex;            /* device to transmit on, in the caller's netns */
@@ -25,6 +28,12 @@ struct trafficgen_opts {
 	int family;             /* 4 or 6 */
 	__u8 proto;             /* IPPROTO_UDP or IPPROTO_TCP */
 	__u32 flows;            /* distinct flows: source ports base..base+flows-1 */
+	/* The first `elephants` flows (0: none; fewer than `flows`) carry
+	 * `elephant_share` percent (1-99) of the frames, in equal parts; the
+	 * other flows, the mice, share the rest round-robin.
+	 */
+	__u32 elephants;
+	__u32 elephant_share;
 	__u32 frame_size;       /* total Ethernet frame bytes, 64..3408 */
 	const char *src_addr, *dst_addr;  /* textual IPv4/IPv6; NULL: 10.201.0.1 -> 10.201.0.2 or fd21::1 -> fd21::2 */
 	__u16 dport;            /* default 9 (discard) when 0 */
@@ -38,6 +47,15 @@ struct trafficgen_result {
 };
 /* Runs until duration_s elapses or *stop becomes true (checked between test runs, each ≤ ~10 ms). */
 int trafficgen_run(const struct trafficgen_opts *o, volatile int *stop, struct trafficgen_result *res);
+
+/* The frame that flow `flow` of `o` sends (source port
+ * TRAFFICGEN_BASE_PORT + flow), from o->src_mac or, without, from
+ * 00:00:00:00:00:00: for callers that must know where the generator's
+ * flows hash to. buf needs TRAFFICGEN_FRAME_BUF bytes. Returns the frame's
+ * length, or a negative errno after one line on stderr.
+ */
+#define TRAFFICGEN_FRAME_BUF (TRAFFICGEN_MAX_FRAME + 512)
+int trafficgen_flow_frame(const struct trafficgen_opts *o, __u32 flow, __u8 *buf);
 
 /* The smallest frame_size trafficgen_run accepts: TRAFFICGEN_MIN_FRAME,
  * or more where the headers alone are longer (IPv6/TCP: 74).
