@@ -69,7 +69,7 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 			if (!strcmp(name, bench_scenario_name(sc)))
 				break;
 		if (sc == SC_EXTERNAL) {
-			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp or threaded-napi",
+			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp, skewed or threaded-napi",
 				name);
 			return -EINVAL;
 		}
@@ -125,7 +125,7 @@ static const struct cli_option live_options[] = {
 	CLI_OPTION("flows", "N", opt_flows, "flows of the multi-flow cases", "1000"),
 	CLI_OPTION("scenario", "NAME", opt_scenario,
 	  "run only these; repeat the option or list them\n"
-	  "with commas", "all but threaded-napi"),
+	  "with commas", "all but skewed and threaded-napi"),
 	CLI_OPTION("json", "FILE", opt_json,
 	  "write every figure to FILE and a bar chart to FILE\n"
 	  "with .svg in place of .json; nothing is written without", NULL),
@@ -149,6 +149,12 @@ const struct cli_command bench_command = {
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"
+		   "  skewed          " CLI_NUMBER(SKEW_ELEPHANTS) " of the --flows flows carry "
+		   CLI_NUMBER(SKEW_SHARE) "% of the frames, all on one\n"
+		   "                  CPU by the hash key bench picks for them: the static table\n"
+		   "                  against `cpusteer balance --interval " CLI_NUMBER(SKEW_INTERVAL) "`, which first gets\n"
+		   "                  a " CLI_NUMBER(SKEW_SETTLE_S) " s flood to settle on; Jain index, Mpps, buckets\n"
+		   "                  moved. Long: runs only when named\n"
 		   "  threaded-napi   steering with threaded NAPI off, then on, each under one\n"
 		   "                  flood of --flood-duration while a loop times `ip link set\n"
 		   "                  mtu` (a change), the same MTU again (a netlink no-op) and\n"
@@ -176,6 +182,11 @@ int cmd_bench(int argc, char **argv)
 	/* An option that would change nothing is a mistake worth saying. */
 	if (o.flood_duration && !(o.scenarios & (1u << SC_THREADED_NAPI))) {
 		log_err("bad --flood-duration: it applies to --scenario threaded-napi only");
+		return EXIT_USAGE;
+	}
+	if ((o.scenarios & (1u << SC_SKEWED)) && o.flows <= SKEW_ELEPHANTS) {
+		log_err("bad --flows %u: the skewed scenario needs more flows than its %u elephants",
+			o.flows, SKEW_ELEPHANTS);
 		return EXIT_USAGE;
 	}
 	if (!o.flood_duration)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_cases.h"
+#include "cli.h"
 #include "stats_math.h"
 
 static const char *const scenario_names[SC_COUNT] = {
@@ -15,6 +16,7 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_REMOTE_ACTIONS] = "remote-actions",
 	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
 	[SC_TCP] = "tcp",
+	[SC_SKEWED] = "skewed",
 	[SC_THREADED_NAPI] = "threaded-napi",
 	[SC_EXTERNAL] = "external",
 };
@@ -145,13 +147,35 @@ static void add_threaded_napi(struct bench_result *r, __u32 flows)
 	r->cases[b].threaded = 1;
 }
 
+static void add_skewed(struct bench_result *r, __u32 flows)
+{
+	int b, i;
+
+	b = add_case(r, SC_SKEWED, "skewed-static",
+		     CLI_NUMBER(SKEW_ELEPHANTS) " elephants with " CLI_NUMBER(SKEW_SHARE)
+		     "% of the frames on one CPU, static table", -1, RX_STEER, "drop", flows, -1,
+		     false);
+	i = add_case(r, SC_SKEWED, "skewed-balance",
+		     "the same, cpusteer balance --interval " CLI_NUMBER(SKEW_INTERVAL) " running", b,
+		     RX_STEER, "drop", flows, -1, false);
+	r->cases[i].balance = true;
+	for (i = b; i < r->ncases; i++) {
+		r->cases[i].elephants = SKEW_ELEPHANTS;
+		r->cases[i].elephant_share = SKEW_SHARE;
+	}
+}
+
 static int alloc_runs(struct bench_result *r)
 {
+	struct bench_case *c;
 	int i;
 
 	for (i = 0; i < r->ncases; i++) {
-		r->cases[i].runs = calloc(r->runs, sizeof(struct bench_figures));
-		if (!r->cases[i].runs)
+		c = &r->cases[i];
+		c->runs = calloc(r->runs, sizeof(struct bench_figures));
+		if (c->balance)
+			c->tallies = calloc(r->runs, sizeof(*c->tallies));
+		if (!c->runs || (c->balance && !c->tallies))
 			return -ENOMEM;
 	}
 	return 0;
@@ -159,13 +183,15 @@ static int alloc_runs(struct bench_result *r)
 
 int bench_cases_build(struct bench_result *r, unsigned int scenarios)
 {
-	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2. */
+	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2 + 2. */
 	r->cases = calloc(16, sizeof(*r->cases));
 	if (!r->cases)
 		return -ENOMEM;
 	if (scenarios & (1u << SC_STEERING_COST))
 		add_steering_cost(r, r->flows);
 	add_others(r, scenarios, r->flows);
+	if (scenarios & (1u << SC_SKEWED))
+		add_skewed(r, r->flows);
 	if (scenarios & (1u << SC_THREADED_NAPI))
 		add_threaded_napi(r, r->flows);
 	return alloc_runs(r);
@@ -188,6 +214,7 @@ void bench_cases_free(struct bench_result *r)
 
 	for (i = 0; i < r->ncases; i++) {
 		free(r->cases[i].runs);
+		free(r->cases[i].tallies);
 		for (op = 0; op < FLOOD_OPS; op++)
 			free(r->cases[i].ops[op].ms);
 	}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "bench.h"
+#include "bench_skewed.h"
 #include "kernel_log.h"
 #include "observer.h"
 
@@ -60,13 +61,15 @@ enum bench_scenario {
 	SC_REMOTE_ACTIONS,
 	SC_CPUMAP_VS_RPS,
 	SC_TCP,
+	SC_SKEWED,		/* long: only when asked for by name */
 	SC_THREADED_NAPI,	/* long: only when asked for by name */
 	SC_EXTERNAL,		/* --dev: a real interface under outside traffic */
 	SC_COUNT
 };
 
-/* What runs without --scenario. */
-#define BENCH_DEFAULT_SCENARIOS ((1u << SC_THREADED_NAPI) - 1)
+/* What runs without --scenario: all but the long ones. */
+#define BENCH_LONG_SCENARIOS ((1u << SC_SKEWED) | (1u << SC_THREADED_NAPI))
+#define BENCH_DEFAULT_SCENARIOS (((1u << SC_EXTERNAL) - 1) & ~BENCH_LONG_SCENARIOS)
 
 const char *bench_scenario_name(enum bench_scenario sc);
 
@@ -100,6 +103,14 @@ struct bench_case {
 	struct flood_timings ops[FLOOD_OPS];
 	struct kernel_log_alarms kmsg;
 	int threaded_seen;		/* read back after the load; -1 unknown */
+	/* skewed: the first `elephants` flows carry `elephant_share`
+	 * percent of the frames; the receiver is loaded with bucket
+	 * counters and the key of bench_result.skew, and with `balance`
+	 * runs cpusteer balance, whose steps each run tallies.
+	 */
+	__u32 elephants, elephant_share;
+	bool balance;
+	struct balance_tally *tallies;	/* [result.runs] when balance */
 };
 
 struct bench_result {
@@ -115,6 +126,7 @@ struct bench_result {
 	int ncases;
 	struct control_timings control[CONTROL_TIMINGS];
 	struct kernel_log_alarms kmsg;
+	struct skew_key skew;		/* skewed: chosen before the first run */
 	bool interrupted;
 };
 

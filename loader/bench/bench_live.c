@@ -31,15 +31,25 @@
 
 /* ---- receivers ---- */
 
-static int receiver_setup(struct testbed *b, const struct bench_case *c)
+/* skewed: bucket counters for balance, and the key that stacks the
+ * elephants on one CPU.
+ */
+static int load_steering(struct testbed *b, const struct bench_case *c, const char *key)
+{
+	char *skewed[] = { "--bucket-stats", "--key", (char *)key, NULL };
+
+	return testbed_load_extra(b, c->remote, c->receiver == RX_NOTOUCH, c->gro, c->threaded,
+				  c->elephants ? skewed : NULL);
+}
+
+static int receiver_setup(struct testbed *b, const struct bench_case *c, const char *key)
 {
 	int err;
 
 	switch (c->receiver) {
 	case RX_STEER:
 	case RX_NOTOUCH:
-		return testbed_load(b, c->remote, c->receiver == RX_NOTOUCH, c->gro,
-				    c->threaded);
+		return load_steering(b, c, key);
 	case RX_RPS:
 		err = testbed_set_gro(b, true);
 		return err ?: testbed_set_rps(b, true);
@@ -88,22 +98,32 @@ static void case_label(const struct bench_ctx *x, const struct bench_case *c, ch
 		 x->run + 1, x->r->runs);
 }
 
-/* A threaded-napi case floods for --flood-duration with the control loop
- * running; the others for --duration.
+/* The case's traffic: its flows, and its elephants among them. */
+static void case_traffic(const struct bench_ctx *x, const struct bench_case *c, double seconds,
+			 struct trafficgen_opts *o)
+{
+	testbed_traffic(&x->bed, c->flows, x->gen_cpu, seconds, o);
+	o->elephants = c->elephants;
+	o->elephant_share = c->elephant_share;
+}
+
+/* One flood of `seconds`; a threaded-napi case's with the control loop
+ * running.
  */
 static int run_generated(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
-			 const char *label, struct bench_figures *f)
+			 const char *label, double seconds, struct bench_figures *f)
 {
 	bool loop = c->scenario == SC_THREADED_NAPI;
 	struct watch_until u = {};
 	struct flood_loop l = {};
+	struct trafficgen_opts o;
 	struct generator g;
 	int err, gerr, lerr;
 
+	case_traffic(x, c, seconds, &o);
 	err = observer_mark(ob);
 	if (!err)
-		err = generator_start(&g, &x->bed, c->flows, x->gen_cpu,
-				      loop ? x->r->flood_duration : x->r->duration);
+		err = generator_start_with(&g, &o);
 	if (err)
 		return err;
 	if (loop)
@@ -122,6 +142,42 @@ static int run_generated(struct bench_ctx *x, struct bench_case *c, struct obser
 	return 0;
 }
 
+/* Balance gets a flood of its own to converge on before the measured
+ * one, and runs on through it: the figures are those of the table it
+ * settled on, still at work. The first flood's end is waited out, so
+ * that no frame of it is counted in the second.
+ */
+static int run_balanced(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
+			const char *label, struct bench_figures *f)
+{
+	struct bench_figures settling;
+	struct balance_run bal;
+	char first[112];
+	int err, berr;
+
+	err = balance_start(&bal, &x->bed);
+	if (err)
+		return err;
+	snprintf(first, sizeof(first), "%s settling", label);
+	err = run_generated(x, c, ob, first, SKEW_SETTLE_S, &settling);
+	if (!err)
+		err = run_generated(x, c, ob, label, x->r->duration, f);
+	berr = balance_stop(&bal, &c->tallies[c->nruns]);
+	return err ?: berr;
+}
+
+static int run_flood(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
+		     const char *label, struct bench_figures *f)
+{
+	if (c->tcp)
+		return iperf3_run(&x->bed, x->iperf3, x->r->duration, ob, label, f);
+	if (c->balance)
+		return run_balanced(x, c, ob, label, f);
+	return run_generated(x, c, ob, label,
+			     c->scenario == SC_THREADED_NAPI ? x->r->flood_duration :
+							       x->r->duration, f);
+}
+
 /* A threaded-napi case also reads the kernel log of its own side, from
  * before the load that turns threaded NAPI on or off to after the unload.
  */
@@ -134,7 +190,7 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 	char label[96];
 	int err, terr;
 
-	err = receiver_setup(&x->bed, c);
+	err = receiver_setup(&x->bed, c, x->r->skew.hex);
 	if (err) {
 		kernel_log_scan(kmsg, &c->kmsg);
 		return err;
@@ -143,12 +199,7 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 		c->threaded_seen = threaded;
 	case_label(x, c, label, sizeof(label));
 	ob = observer_of_testbed(&x->bed, steering);
-	if (!ob)
-		err = -EIO;
-	else if (c->tcp)
-		err = iperf3_run(&x->bed, x->iperf3, x->r->duration, ob, label, f);
-	else
-		err = run_generated(x, c, ob, label, f);
+	err = ob ? run_flood(x, c, ob, label, f) : -EIO;
 	observer_free(ob);
 	terr = receiver_teardown(&x->bed, c);
 	kernel_log_scan(kmsg, &c->kmsg);
@@ -255,9 +306,35 @@ static int run_all(struct bench_ctx *x, bool control)
 	return 0;
 }
 
+/* The first case with elephants, or NULL. */
+static const struct bench_case *skewed_case(const struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++)
+		if (r->cases[i].elephants)
+			return &r->cases[i];
+	return NULL;
+}
+
+/* The skewed cases load with a key under which their elephants share one
+ * CPU, found once before the first run.
+ */
+static int choose_skew_key(struct bench_ctx *x)
+{
+	const struct bench_case *c = skewed_case(x->r);
+	struct trafficgen_opts o;
+
+	if (!c)
+		return 0;
+	case_traffic(x, c, x->r->duration, &o);
+	return skew_find_key(x->bed.cpus, &o, &x->r->skew);
+}
+
 static void print_intro(const struct bench_ctx *x)
 {
 	const struct bench_result *r = x->r;
+	const struct bench_case *skewed = skewed_case(r);
 	bool tcp = false, flood = false;
 	int i;
 
@@ -276,6 +353,10 @@ static void print_intro(const struct bench_ctx *x)
 	if (flood)
 		printf("threaded-napi: one %.3g s flood per side (in the first run only), a control loop meanwhile\n",
 		       r->flood_duration);
+	if (skewed)
+		printf("skewed: %u of the %u flows carry %u%% of the frames; hash key %s (key %u of the search) puts them all on CPU %u; balance first gets a %.3g s flood to settle on\n",
+		       skewed->elephants, skewed->flows, skewed->elephant_share, r->skew.hex,
+		       r->skew.tried, r->skew.cpu, SKEW_SETTLE_S);
 	if (!x->iperf3 && tcp)
 		printf("note: iperf3 is not installed: the tcp scenario is skipped\n");
 	fflush(stdout);
@@ -355,6 +436,8 @@ static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
 		log_err("note: cannot enable BPF run-time statistics (%s): no ns/packet figures",
 			strerror(errno));
 	err = testbed_open(&x->bed);
+	if (!err)
+		err = choose_skew_key(x);
 	if (!err) {
 		print_intro(x);
 		err = run_all(x, o->scenarios & (1u << SC_STEERING_COST));

@@ -257,17 +257,79 @@ static void print_flood_loop(const struct bench_result *r, FILE *f)
 	}
 }
 
+/* What balance moved over the runs of a case: the median of the buckets
+ * each run moved, and the most any one step moved, out of the table's
+ * buckets (each holds about 1/buckets of the flows).
+ */
+struct moves_summary {
+	double moved;
+	__u32 most, buckets;
+};
+
+static void summarize_moves(const struct bench_case *c, struct moves_summary *m)
+{
+	double moved[BENCH_MAX_RUNS];
+	unsigned int k;
+
+	memset(m, 0, sizeof(*m));
+	for (k = 0; k < c->nruns; k++) {
+		moved[k] = c->tallies[k].moved;
+		if (c->tallies[k].most > m->most)
+			m->most = c->tallies[k].most;
+		if (c->tallies[k].buckets)
+			m->buckets = c->tallies[k].buckets;
+	}
+	m->moved = c->nruns ? median(moved, c->nruns) : NAN;
+}
+
+static double percent_of(double part, __u32 whole)
+{
+	return whole ? 100.0 * part / whole : NAN;
+}
+
+/* skewed: the fairness and the rate of each side, with the ratio of
+ * balance to the static table, and what balance moved.
+ */
+static void print_skewed(const struct bench_result *r, FILE *f)
+{
+	const struct bench_case *c;
+	struct moves_summary m;
+	bool shown = false;
+	int i;
+
+	for (i = 0; i < r->ncases; i++) {
+		c = &r->cases[i];
+		if (c->scenario != SC_SKEWED || !c->nruns)
+			continue;
+		if (!shown)
+			fprintf(f, "\nskewed: %u of %u flows carry %u%% of the frames; key %s puts them on CPU %u\n",
+				c->elephants, c->flows, c->elephant_share, r->skew.hex, r->skew.cpu);
+		shown = true;
+		fprintf(f, "  %-17s jain", c->name);
+		put_figure(f, 15, "%.3f", c->med.jain, c->ratio.jain, c->baseline == i);
+		put_figure(f, 22, "%.3f Mpps", c->med.mpps, c->ratio.mpps, c->baseline == i);
+		if (c->balance) {
+			summarize_moves(c, &m);
+			fprintf(f, "  moved %.0f of %u buckets (%.2f%%), at most %u in one step (%.2f%%)",
+				m.moved, m.buckets, percent_of(m.moved, m.buckets), m.most,
+				percent_of(m.most, m.buckets));
+		}
+		fputc('\n', f);
+	}
+}
+
 void bench_print_summary(const struct bench_result *r, FILE *f)
 {
 	fprintf(f, "\nsummary: median of %u run%s; (xR) = ratio to the scenario's baseline, taken run by run\n",
 		r->runs, r->runs == 1 ? "" : "s");
 	if (!r->dev)
-		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP\n");
+		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP, the static table for balance\n");
 	fputc('\n', f);
 	print_rates(r, f);
 	print_frames(r, f);
 	print_per_cpu(r, f);
 	print_control(r, f);
+	print_skewed(r, f);
 	print_flood_loop(r, f);
 	print_kernel_log(r, f);
 }
@@ -389,6 +451,40 @@ static void json_flood_loop(struct json *j, const struct bench_result *r,
 	json_kernel_log(j, &c->kmsg, true);
 }
 
+/* skewed: the flow mix and the key; with balance, what it moved. */
+static void json_skew(struct json *j, const struct bench_result *r, const struct bench_case *c)
+{
+	struct moves_summary m;
+	unsigned int k;
+
+	json_uint(j, "elephants", c->elephants);
+	json_uint(j, "elephant_share", c->elephant_share);
+	json_string(j, "hash_key", r->skew.hex);
+	json_uint(j, "elephants_cpu", r->skew.cpu);
+	if (!c->balance) {
+		json_null(j, "balance");
+		return;
+	}
+	summarize_moves(c, &m);
+	json_object_open(j, "balance");
+	json_double(j, "interval_s", SKEW_INTERVAL);
+	json_double(j, "settle_s", SKEW_SETTLE_S);
+	json_uint(j, "buckets", m.buckets);
+	json_double(j, "buckets_moved", m.moved);
+	json_uint(j, "most_in_one_step", m.most);
+	json_double(j, "most_in_one_step_pct", percent_of(m.most, m.buckets));
+	json_array_open(j, "runs");
+	for (k = 0; k < c->nruns; k++) {
+		json_object_open(j, NULL);
+		json_uint(j, "steps", c->tallies[k].steps);
+		json_uint(j, "buckets_moved", c->tallies[k].moved);
+		json_uint(j, "most_in_one_step", c->tallies[k].most);
+		json_object_close(j);
+	}
+	json_array_close(j);
+	json_object_close(j);
+}
+
 static void json_case(struct json *j, const struct bench_result *r, int i)
 {
 	const struct bench_case *c = &r->cases[i];
@@ -414,6 +510,8 @@ static void json_case(struct json *j, const struct bench_result *r, int i)
 	json_array_close(j);
 	if (c->scenario == SC_THREADED_NAPI)
 		json_flood_loop(j, r, c);
+	if (c->elephants)
+		json_skew(j, r, c);
 	json_object_close(j);
 }
 

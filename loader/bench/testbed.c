@@ -150,17 +150,29 @@ static int run_host(char *const argv[], double *ms)
 	return status ? -EIO : 0;
 }
 
-int testbed_cli(struct testbed *b, char *const args[], double *ms)
+#define TESTBED_MAX_ARGS 22
+
+/* argv for cpusteer ARGS...: the running binary, then at most
+ * TESTBED_MAX_ARGS of them.
+ */
+static void cli_argv(char *const args[], char *argv[TESTBED_MAX_ARGS + 2])
 {
-	char *argv[24], out[4096];
-	sigset_t old;
-	double t0;
-	int i, rc;
+	int i;
 
 	argv[0] = (char *)self_exe();
-	for (i = 0; args[i] && i < 22; i++)
+	for (i = 0; args[i] && i < TESTBED_MAX_ARGS; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
+}
+
+int testbed_cli(struct testbed *b, char *const args[], double *ms)
+{
+	char *argv[TESTBED_MAX_ARGS + 2], out[4096];
+	sigset_t old;
+	double t0;
+	int rc;
+
+	cli_argv(args, argv);
 	block_stop_signals(&old);
 	t0 = bench_now();
 	rc = topology_run_in_ns(&b->topo, argv, out, sizeof(out));
@@ -173,6 +185,34 @@ int testbed_cli(struct testbed *b, char *const args[], double *ms)
 			args[1] ? args[1] : "", b->topo.netns, rc);
 	}
 	return rc;
+}
+
+/* topology_spawn_in_ns gives the child our stdout: point ours at out_fd
+ * for the moment of the fork. Nothing else prints meanwhile: the caller
+ * is the main thread, between live lines. Stop signals stay unblocked in
+ * the child, so that the SIGTERM that ends it is not held back.
+ */
+pid_t testbed_cli_spawn(struct testbed *b, char *const args[], int out_fd)
+{
+	char *argv[TESTBED_MAX_ARGS + 2];
+	int saved;
+	pid_t pid;
+
+	cli_argv(args, argv);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (saved >= 0 && dup2(out_fd, STDOUT_FILENO) >= 0) {
+		pid = topology_spawn_in_ns(&b->topo, argv);
+		dup2(saved, STDOUT_FILENO);
+	} else {
+		pid = -errno;
+	}
+	if (saved >= 0)
+		close(saved);
+	if (pid < 0)
+		log_err("cannot start cpusteer %s in namespace %s: %s", args[0], b->topo.netns,
+			strerror(-pid));
+	return pid;
 }
 
 int testbed_ip(struct testbed *b, char *const args[], double *ms)
@@ -191,8 +231,15 @@ int testbed_ip(struct testbed *b, char *const args[], double *ms)
 
 int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded)
 {
-	char *args[18];
-	int n = 0;
+	return testbed_load_extra(b, remote, no_touch, gro, threaded, NULL);
+}
+
+int testbed_load_extra(struct testbed *b, const char *remote, bool no_touch, int gro,
+		       int threaded, char *const extra[])
+{
+	/* load IFACE --cpus L --remote R --no-touch --gro X --threaded-napi X */
+	char *args[11 + TESTBED_LOAD_EXTRA + 1];
+	int n = 0, i;
 
 	args[n++] = "load";
 	args[n++] = b->topo.rx_if;
@@ -210,6 +257,8 @@ int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, 
 		args[n++] = "--threaded-napi";
 		args[n++] = threaded ? "on" : "off";
 	}
+	for (i = 0; extra && extra[i] && i < TESTBED_LOAD_EXTRA; i++)
+		args[n++] = extra[i];
 	args[n] = NULL;
 	return testbed_cli(b, args, NULL) ? -EIO : 0;
 }
@@ -405,21 +454,36 @@ static void *generator_main(void *arg)
 	return NULL;
 }
 
+void testbed_traffic(const struct testbed *b, __u32 flows, int cpu, double seconds,
+		     struct trafficgen_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->ifindex = b->topo.tx_ifindex;
+	o->src_mac = b->topo.tx_mac;
+	o->dst_mac = b->topo.rx_mac;
+	o->family = 4;
+	o->proto = IPPROTO_UDP;
+	o->flows = flows;
+	o->frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP);
+	o->duration_s = seconds;
+	o->cpu = cpu;
+}
+
 int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,
 		    double seconds)
+{
+	struct trafficgen_opts o;
+
+	testbed_traffic(b, flows, cpu, seconds, &o);
+	return generator_start_with(g, &o);
+}
+
+int generator_start_with(struct generator *g, const struct trafficgen_opts *o)
 {
 	int err;
 
 	memset(g, 0, sizeof(*g));
-	g->opts.ifindex = b->topo.tx_ifindex;
-	g->opts.src_mac = b->topo.tx_mac;
-	g->opts.dst_mac = b->topo.rx_mac;
-	g->opts.family = 4;
-	g->opts.proto = IPPROTO_UDP;
-	g->opts.flows = flows;
-	g->opts.frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP);
-	g->opts.duration_s = seconds;
-	g->opts.cpu = cpu;
+	g->opts = *o;
 	err = bench_thread_start(&g->thread, generator_main, g, "traffic generator");
 	if (err)
 		return err;

@@ -74,11 +74,23 @@ int testbed_cli(struct testbed *b, char *const args[], double *ms);
  */
 int testbed_ip(struct testbed *b, char *const args[], double *ms);
 
+/* Starts `cpusteer ARGS...` inside the namespace in the background, its
+ * stdout into `out_fd`; returns its pid or a negative errno. The caller
+ * ends and reaps it.
+ */
+pid_t testbed_cli_spawn(struct testbed *b, char *const args[], int out_fd);
+
 /* `cpusteer load` on the receiver over every online CPU, with --remote
  * REMOTE, --no-touch if asked, and --gro and --threaded-napi on/off
  * unless `gro` or `threaded` is -1.
  */
 int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded);
+/* The same with the options of `extra` (NULL-terminated; at most
+ * TESTBED_LOAD_EXTRA) at the end: --bucket-stats, --key HEX.
+ */
+#define TESTBED_LOAD_EXTRA 6
+int testbed_load_extra(struct testbed *b, const char *remote, bool no_touch, int gro,
+		       int threaded, char *const extra[]);
 int testbed_unload(struct testbed *b);
 struct instance_dir;
 /* Names the receiver's cpusteer instance (in the test bed's namespace). */
@@ -112,9 +124,15 @@ struct generator {
 	bool running;
 };
 
-/* Smallest UDP frames of `flows` flows from the host side to the
- * receiver, from CPU `cpu`, for `seconds`.
+/* What the generator sends on the test bed: smallest UDP frames of
+ * `flows` flows from the host side to the receiver, from CPU `cpu`, for
+ * `seconds`. A caller may change the flow mix (elephants) before it
+ * starts the generator with generator_start_with.
  */
+void testbed_traffic(const struct testbed *b, __u32 flows, int cpu, double seconds,
+		     struct trafficgen_opts *o);
+int generator_start_with(struct generator *g, const struct trafficgen_opts *o);
+/* testbed_traffic, started. */
 int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,
 		    double seconds);
 /* Whether trafficgen_run has returned (duration over, or an error). */
