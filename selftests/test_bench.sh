@@ -157,6 +157,34 @@ test_demo_runs_and_cleans_up() {
 	expect_clean "$BG_PID" "cpusteer demo"
 }
 
+# nic-hash: both programs ran on traffic through the sender's stack, and
+# the kernel timed them (what the scenario compares).
+test_nic_hash_runs() {
+	local out=$T_TMP/nic.out json=$T_TMP/nic.json res
+
+	command -v iperf3 >/dev/null || { t_skip "iperf3 is not installed"; return; }
+	"$CPUSTEER" status --json | python3 -c 'import json, sys; sys.exit(not json.load(sys.stdin)["kernel"]["rx_hash_kfunc"])' ||
+		{ t_skip "this kernel has no bpf_xdp_metadata_rx_hash (Linux 6.3 and later)"; return; }
+	bench_to_end "$out" --duration 1 --runs 1 --scenario nic-hash --json "$json"
+	res=$(python3 - "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cases = {c["name"]: c for s in d["scenarios"] for c in s["cases"]}
+for name in ("stack-siphash13", "stack-nic"):
+    c = cases.get(name)
+    if not c or not c["runs"]:
+        print(name, "did not run")
+        continue
+    r = c["runs"][0]
+    if not r["frames_received"] or not (r["bpf_ns_per_packet"] or 0) > 0:
+        print(name, "received", r["frames_received"], "bpf ns", r["bpf_ns_per_packet"])
+if cases.get("stack-nic", {}).get("baseline") != "stack-siphash13":
+    print("stack-nic is not compared with stack-siphash13")
+PY
+)
+	[ -z "$res" ] || t_fail "$res"
+}
+
 # The tests, in order; t_plan_of makes the plan from this list.
 all_tests() {
 	t_run bench_runs test_bench_runs
@@ -165,6 +193,7 @@ all_tests() {
 	t_run bench_svg_well_formed test_svg_well_formed
 	t_run bench_cleans_up test_bench_cleans_up
 	t_run bench_sigint_cleans_up test_sigint_cleans_up
+	t_run bench_nic_hash_runs test_nic_hash_runs
 	t_run demo_runs_and_cleans_up test_demo_runs_and_cleans_up
 }
 

@@ -69,7 +69,7 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 			if (!strcmp(name, bench_scenario_name(sc)))
 				break;
 		if (sc == SC_EXTERNAL) {
-			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp, skewed or threaded-napi",
+			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp, nic-hash, skewed or threaded-napi",
 				name);
 			return -EINVAL;
 		}
@@ -149,6 +149,8 @@ const struct cli_command bench_command = {
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"
+		   "  nic-hash        iperf3 UDP through the sender's stack, steered by siphash13\n"
+		   "                  against --hash nic: the BPF ns per packet of each\n"
 		   "  skewed          " CLI_NUMBER(SKEW_ELEPHANTS) " of the --flows flows carry "
 		   CLI_NUMBER(SKEW_SHARE) "% of the frames, all on one\n"
 		   "                  CPU by the hash key bench picks for them: the static table\n"

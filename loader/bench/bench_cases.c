@@ -16,6 +16,7 @@ static const char *const scenario_names[SC_COUNT] = {
 	[SC_REMOTE_ACTIONS] = "remote-actions",
 	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
 	[SC_TCP] = "tcp",
+	[SC_NIC_HASH] = "nic-hash",
 	[SC_SKEWED] = "skewed",
 	[SC_THREADED_NAPI] = "threaded-napi",
 	[SC_EXTERNAL] = "external",
@@ -130,6 +131,25 @@ static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flo
 	}
 }
 
+/* The cost of reading the NIC's hash against computing siphash13, in
+ * the kernel's run time of the program per frame: a veth gives the hash
+ * only for frames its peer's stack sent, so the traffic is iperf3 over
+ * UDP, four streams of small datagrams, steered into the stack.
+ */
+static void add_nic_hash(struct bench_result *r)
+{
+	int b, i;
+
+	b = add_case(r, SC_NIC_HASH, "stack-siphash13",
+		     "iperf3 UDP x4, 18-byte datagrams, steered by siphash13", -1, RX_STEER, "none",
+		     4, -1, false);
+	i = add_case(r, SC_NIC_HASH, "stack-nic",
+		     "the same, --hash nic: the veth's RX hash", b, RX_STEER, "none", 4, -1, false);
+	r->cases[i].hash = "nic";
+	for (i = b; i < r->ncases; i++)
+		r->cases[i].udp = true;
+}
+
 /* One flood per side, whatever --runs says: a minute of each is long
  * enough, and its figures are the loop's many timings, not a median.
  */
@@ -183,13 +203,15 @@ static int alloc_runs(struct bench_result *r)
 
 int bench_cases_build(struct bench_result *r, unsigned int scenarios)
 {
-	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2 + 2. */
-	r->cases = calloc(16, sizeof(*r->cases));
+	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2 + 2 + 2. */
+	r->cases = calloc(18, sizeof(*r->cases));
 	if (!r->cases)
 		return -ENOMEM;
 	if (scenarios & (1u << SC_STEERING_COST))
 		add_steering_cost(r, r->flows);
 	add_others(r, scenarios, r->flows);
+	if (scenarios & (1u << SC_NIC_HASH))
+		add_nic_hash(r);
 	if (scenarios & (1u << SC_SKEWED))
 		add_skewed(r, r->flows);
 	if (scenarios & (1u << SC_THREADED_NAPI))

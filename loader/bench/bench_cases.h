@@ -61,6 +61,7 @@ enum bench_scenario {
 	SC_REMOTE_ACTIONS,
 	SC_CPUMAP_VS_RPS,
 	SC_TCP,
+	SC_NIC_HASH,
 	SC_SKEWED,		/* long: only when asked for by name */
 	SC_THREADED_NAPI,	/* long: only when asked for by name */
 	SC_EXTERNAL,		/* --dev: a real interface under outside traffic */
@@ -93,6 +94,12 @@ struct bench_case {
 	int gro;			/* -1 leave alone, 0 off, 1 on */
 	int threaded;			/* threaded NAPI: -1 leave alone, 0 off, 1 on */
 	bool tcp;			/* iperf3 instead of the generator */
+	/* iperf3 over UDP instead (a frame the peer's stack sent, which a
+	 * veth gives its RX hash for), headline Mpps; with `hash`, the
+	 * receiver's --hash.
+	 */
+	bool udp;
+	const char *hash;
 	struct bench_figures *runs;	/* [result.runs] */
 	unsigned int nruns;
 	struct bench_figures med;	/* medians of the runs */

@@ -63,14 +63,20 @@ static pid_t spawn_server(struct testbed *b, const char *iperf3)
 /* The client's JSON goes to a memfd: nothing on disk, and no pipe that
  * fills up while we are busy sampling.
  */
-static pid_t spawn_client(const char *iperf3, double seconds, int out_fd)
+static pid_t spawn_client(const char *iperf3, bool udp, double seconds, int out_fd)
 {
+	/* 18 bytes of UDP payload make a 64-byte frame with its FCS. */
+	static char *const udp_args[] = { "-u", "-b", "0", "-l", "18", "-P", "4", NULL };
+	char *argv[16] = { (char *)iperf3, "-c", "10.201.0.2", "-t", NULL, "-J" };
 	char secs[16];
-	char *argv[] = { (char *)iperf3, "-c", "10.201.0.2", "-t", secs, "-J", NULL };
-	int null;
+	int null, n = 6, i;
 	pid_t pid;
 
 	snprintf(secs, sizeof(secs), "%d", (int)ceil(seconds));
+	argv[4] = secs;
+	for (i = 0; udp && udp_args[i]; i++)
+		argv[n++] = udp_args[i];
+	argv[n] = NULL;
 	pid = fork();
 	if (pid)
 		return pid;
@@ -107,7 +113,7 @@ static double received_gbps(int fd)
 /* The server may not listen yet when the client starts: a client that
  * fails within half a second is started again, a few times.
  */
-static int run_client(const char *iperf3, double seconds, struct observer *ob,
+static int run_client(const char *iperf3, bool udp, double seconds, struct observer *ob,
 		      const char *label, int out_fd)
 {
 	struct watch_until u = {};
@@ -118,7 +124,7 @@ static int run_client(const char *iperf3, double seconds, struct observer *ob,
 		if (ftruncate(out_fd, 0))
 			return -errno;
 		t0 = bench_now();
-		u.pid = spawn_client(iperf3, seconds, out_fd);
+		u.pid = spawn_client(iperf3, udp, seconds, out_fd);
 		if (u.pid < 0)
 			return -errno;
 		err = observer_watch(ob, label, &u);
@@ -137,8 +143,8 @@ static int run_client(const char *iperf3, double seconds, struct observer *ob,
 	return -EIO;
 }
 
-int iperf3_run(struct testbed *b, const char *iperf3, double seconds, struct observer *ob,
-	       const char *label, struct bench_figures *f)
+int iperf3_run(struct testbed *b, const char *iperf3, bool udp, double seconds,
+	       struct observer *ob, const char *label, struct bench_figures *f)
 {
 	pid_t server;
 	int fd, err;
@@ -151,11 +157,11 @@ int iperf3_run(struct testbed *b, const char *iperf3, double seconds, struct obs
 	if (!err)
 		err = observer_mark(ob);
 	if (!err)
-		err = run_client(iperf3, seconds, ob, label, fd);
+		err = run_client(iperf3, udp, seconds, ob, label, fd);
 	bench_reap_child(server, 3, SIGKILL);
 	if (!err) {
 		observer_final_figures(ob, f);
-		f->gbps = received_gbps(fd);
+		f->gbps = udp ? NAN : received_gbps(fd);
 	}
 	close(fd);
 	return err;

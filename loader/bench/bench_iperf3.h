@@ -5,6 +5,7 @@
 #ifndef CPUSTEER_BENCH_IPERF3_H
 #define CPUSTEER_BENCH_IPERF3_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "observer.h"
 #include "testbed.h"
@@ -16,9 +17,11 @@ const char *iperf3_path(char *buf, size_t len);
 
 /* One run of `seconds` (rounded up): the server started, the figures
  * marked, the client run while `ob` prints its lines under LABEL. *f gets
- * the figures once the counts settle, with the receiver's goodput.
+ * the figures once the counts settle, with the receiver's goodput (TCP).
+ * With `udp`, four UDP streams of 18-byte datagrams as fast as the
+ * client can send: frames through the sender's stack, many per second.
  */
-int iperf3_run(struct testbed *b, const char *iperf3, double seconds, struct observer *ob,
-	       const char *label, struct bench_figures *f);
+int iperf3_run(struct testbed *b, const char *iperf3, bool udp, double seconds,
+	       struct observer *ob, const char *label, struct bench_figures *f);
 
 #endif

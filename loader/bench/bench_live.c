@@ -25,6 +25,7 @@
 #include "bench_report.h"
 #include "flood_loop.h"
 #include "instance.h"
+#include "kernel_features.h"
 #include "pin_tree.h"
 #include "kernel_log.h"
 #include "log.h"
@@ -37,9 +38,10 @@
 static int load_steering(struct testbed *b, const struct bench_case *c, const char *key)
 {
 	char *skewed[] = { "--bucket-stats", "--key", (char *)key, NULL };
+	char *hash[] = { "--hash", (char *)c->hash, NULL };
 
 	return testbed_load_extra(b, c->remote, c->receiver == RX_NOTOUCH, c->gro, c->threaded,
-				  c->elephants ? skewed : NULL);
+				  c->elephants ? skewed : c->hash ? hash : NULL);
 }
 
 static int receiver_setup(struct testbed *b, const struct bench_case *c, const char *key)
@@ -169,8 +171,8 @@ static int run_balanced(struct bench_ctx *x, struct bench_case *c, struct observ
 static int run_flood(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
 		     const char *label, struct bench_figures *f)
 {
-	if (c->tcp)
-		return iperf3_run(&x->bed, x->iperf3, x->r->duration, ob, label, f);
+	if (c->tcp || c->udp)
+		return iperf3_run(&x->bed, x->iperf3, c->udp, x->r->duration, ob, label, f);
 	if (c->balance)
 		return run_balanced(x, c, ob, label, f);
 	return run_generated(x, c, ob, label,
@@ -289,7 +291,8 @@ static int run_all(struct bench_ctx *x, bool control)
 	for (x->run = 0; x->run < r->runs; x->run++) {
 		for (i = 0; i < r->ncases; i++) {
 			c = &r->cases[i];
-			if ((c->tcp && !x->iperf3) ||
+			if (((c->tcp || c->udp) && !x->iperf3) ||
+			    (c->hash && !kernel_has_rx_hash()) ||
 			    (c->scenario == SC_THREADED_NAPI && x->run))
 				continue;
 			err = run_case(x, c, &c->runs[c->nruns]);
@@ -335,11 +338,12 @@ static void print_intro(const struct bench_ctx *x)
 {
 	const struct bench_result *r = x->r;
 	const struct bench_case *skewed = skewed_case(r);
-	bool tcp = false, flood = false;
+	bool tcp = false, flood = false, nic = false;
 	int i;
 
 	for (i = 0; i < r->ncases; i++) {
-		tcp |= r->cases[i].tcp;
+		tcp |= r->cases[i].tcp || r->cases[i].udp;
+		nic |= r->cases[i].hash != NULL;
 		flood |= r->cases[i].scenario == SC_THREADED_NAPI;
 	}
 	printf("cpusteer bench: %d CPUs (%s online), %u run%s of %.3g s per case, %u flows, %u-byte UDP frames\n",
@@ -358,7 +362,9 @@ static void print_intro(const struct bench_ctx *x)
 		       skewed->elephants, skewed->flows, skewed->elephant_share, r->skew.hex,
 		       r->skew.tried, r->skew.cpu, SKEW_SETTLE_S);
 	if (!x->iperf3 && tcp)
-		printf("note: iperf3 is not installed: the tcp scenario is skipped\n");
+		printf("note: iperf3 is not installed: the tcp and nic-hash scenarios are skipped\n");
+	if (nic && !kernel_has_rx_hash())
+		printf("note: this kernel has no bpf_xdp_metadata_rx_hash (Linux 6.3 and later): stack-nic is skipped\n");
 	fflush(stdout);
 }
 
