@@ -183,7 +183,8 @@ struct cpusteer_counters {
  */
 struct cpusteer_bucket_load {
 	__u64 packets;
-	__u64 bytes;		/* whole frames, fragments included */
+	__u64 bytes;		/* of each frame's first buffer: all of it
+				 * but for a multi-buffer frame */
 };
 
 /* Per-CPU counters of the second-stage (cpumap) programs. */
