@@ -15,16 +15,6 @@
 #include "stats_math.h"
 #include "test_util.h"
 
-#define ASSERT_NEAR(actual, expected, tol, what)                                   \
-	do {                                                                       \
-		double _a = (actual), _e = (expected);                             \
-		if (!(fabs(_a - _e) <= (tol))) {                                   \
-			printf("#   %s:%d %s: expected %.9f (within %g), got %.9f\n", \
-			       __FILE__, __LINE__, what, _e, (double)(tol), _a);   \
-			tu_failures++;                                             \
-		}                                                                  \
-	} while (0)
-
 #define MAX_MOVES 4096
 
 /* Fake CPU numbers, not 0..N-1, so positions and numbers cannot mix. */
@@ -136,31 +126,79 @@ static double weighted_jain(const struct cpuset *set, const __u64 *load)
 
 /* ---- hand-made loads ---- */
 
+/* The largest hand-made case: four elephants among 512 buckets. */
+#define HAND_BUCKETS 512
+
+/* What a hand-made case plans with: the set's CPUs, a table that deals
+ * the buckets over them in turn, and the plan and new table that come
+ * back. The loads stay in the test, beside the figures worked out from
+ * them. A test may change hc.in between plans (max_moves, a table of its
+ * own): hand_plan() plans what is there at the time.
+ */
+struct hand_case {
+	__u32 table[HAND_BUCKETS], new_table[HAND_BUCKETS];
+	struct cpuset set;
+	struct balance_input in;
+	struct balance_plan plan;
+};
+
+/* ncpus CPUs of the given weights (NULL: all 1), bucket b on CPU b mod
+ * ncpus. A case too large for the fixture fails its test rather than
+ * write past the tables.
+ */
+static void hand_setup(struct hand_case *hc, const __u64 *load, __u32 nbuckets, __u32 ncpus,
+		       const __u32 *weight, double threshold, __u32 max_moves)
+{
+	ASSERT_TRUE(nbuckets <= HAND_BUCKETS, "hand-made case fits the fixture");
+	if (nbuckets > HAND_BUCKETS)
+		nbuckets = HAND_BUCKETS;
+	fake_cpus(&hc->set, ncpus, weight);
+	interleave(hc->table, nbuckets, &hc->set);
+	hc->in = (struct balance_input){
+		.table = hc->table, .load = load, .nbuckets = nbuckets, .cpus = &hc->set,
+		.threshold = threshold, .max_moves = max_moves,
+	};
+}
+
+static int hand_plan(struct hand_case *hc)
+{
+	return plan_with(&hc->in, hc->new_table, &hc->plan, moves);
+}
+
+/* No entry of the new table differs from the fixture's own table. */
+static bool table_kept(const struct hand_case *hc)
+{
+	return !memcmp(hc->new_table, hc->table, hc->in.nbuckets * sizeof(*hc->table));
+}
+
+static void even_load(__u64 *load, __u32 nbuckets, __u64 packets)
+{
+	__u32 b;
+
+	for (b = 0; b < nbuckets; b++)
+		load[b] = packets;
+}
+
 static void already_balanced_input_moves_nothing(void)
 {
-	__u32 table[16], new_table[16], b;
+	struct hand_case hc;
 	__u64 load[16];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 16, .cpus = &set,
-		.threshold = 0.1, .max_moves = 8,
-	};
+	__u32 b;
 
-	fake_cpus(&set, 4, NULL);
-	interleave(table, 16, &set);
 	/* 415, 420, 425, 415 packets: 1.5% above the mean at most. */
 	for (b = 0; b < 16; b++)
 		load[b] = 100 + (b % 3) * 5;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	ASSERT_EQ(plan.nmoves, 0, "moves");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "stop reason");
-	ASSERT_TRUE(!memcmp(new_table, table, sizeof(table)), "new table equals the table");
-	ASSERT_TRUE(!memcmp(plan.before, plan.after, sizeof(plan.before)), "after equals before");
-	ASSERT_EQ(plan.total, 1675, "total");
-	ASSERT_EQ(plan.before[2], 425, "load of the third CPU");
-	ASSERT_NEAR(plan.peak_before, 425 / 418.75, 1e-12, "peak before");
-	ASSERT_TRUE(plan.peak_after == plan.peak_before, "peak after equals peak before");
+	hand_setup(&hc, load, 16, 4, NULL, 0.1, 8);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	ASSERT_EQ(hc.plan.nmoves, 0, "moves");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "stop reason");
+	ASSERT_TRUE(table_kept(&hc), "new table equals the table");
+	ASSERT_TRUE(!memcmp(hc.plan.before, hc.plan.after, sizeof(hc.plan.before)),
+		    "after equals before");
+	ASSERT_EQ(hc.plan.total, 1675, "total");
+	ASSERT_EQ(hc.plan.before[2], 425, "load of the third CPU");
+	ASSERT_NEAR(hc.plan.peak_before, 425 / 418.75, 1e-12, "peak before");
+	ASSERT_TRUE(hc.plan.peak_after == hc.plan.peak_before, "peak after equals peak before");
 }
 
 /* CPU A holds 160 of 200 packets in buckets of 10, 60, 10 and 80. The
@@ -170,27 +208,20 @@ static void two_cpus_80_20_move_the_bucket_that_evens_them(void)
 {
 	static const __u64 load[8] = { 10, 10, 60, 10, 10, 10, 80, 10 };
 	static const struct bucket_move want[] = { { 2, CPU(0), CPU(1), 60 } };
-	__u32 table[8], new_table[8];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 8, .cpus = &set,
-		.threshold = 0.1, .max_moves = 8,
-	};
+	struct hand_case hc;
 
-	fake_cpus(&set, 2, NULL);
-	interleave(table, 8, &set);
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	expect_moves(&plan, want, 1, "80/20");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "stop reason");
-	ASSERT_EQ(plan.before[0], 160, "A before");
-	ASSERT_EQ(plan.before[1], 40, "B before");
-	ASSERT_EQ(plan.after[0], 100, "A after");
-	ASSERT_EQ(plan.after[1], 100, "B after");
-	ASSERT_NEAR(plan.peak_before, 1.6, 1e-12, "peak before");
-	ASSERT_NEAR(plan.peak_after, 1.0, 1e-12, "peak after");
-	ASSERT_EQ(new_table[2], CPU(1), "bucket 2's new owner");
-	ASSERT_EQ(table_changes(table, new_table, 8, &plan), 1, "table entries changed");
+	hand_setup(&hc, load, 8, 2, NULL, 0.1, 8);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	expect_moves(&hc.plan, want, 1, "80/20");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "stop reason");
+	ASSERT_EQ(hc.plan.before[0], 160, "A before");
+	ASSERT_EQ(hc.plan.before[1], 40, "B before");
+	ASSERT_EQ(hc.plan.after[0], 100, "A after");
+	ASSERT_EQ(hc.plan.after[1], 100, "B after");
+	ASSERT_NEAR(hc.plan.peak_before, 1.6, 1e-12, "peak before");
+	ASSERT_NEAR(hc.plan.peak_after, 1.0, 1e-12, "peak after");
+	ASSERT_EQ(hc.new_table[2], CPU(1), "bucket 2's new owner");
+	ASSERT_EQ(table_changes(hc.table, hc.new_table, 8, &hc.plan), 1, "table entries changed");
 }
 
 /* Four flows carry 60% of the load, all in buckets of the first of four
@@ -206,43 +237,35 @@ static void four_elephants_on_one_cpu_spread_in_three_moves(void)
 		{ 12, CPU(0), CPU(2), 20000 },
 		{ 8, CPU(0), CPU(3), 16200 },
 	};
-	__u32 table[512], new_table[512], b;
+	struct hand_case hc;
 	__u64 load[512];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 512, .cpus = &set,
-		.threshold = 0.1, .max_moves = 5,	/* 1% of the buckets */
-	};
 	double before, after;
 
-	fake_cpus(&set, 4, NULL);
-	interleave(table, 512, &set);
-	for (b = 0; b < 512; b++)
-		load[b] = 100;
+	even_load(load, 512, 100);
 	load[0] = 18000;
 	load[4] = 22000;
 	load[8] = 16200;
 	load[12] = 20000;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	ASSERT_EQ(plan.total, 127000, "total");
-	ASSERT_EQ((load[0] + load[4] + load[8] + load[12]) * 10, plan.total * 6,
+	hand_setup(&hc, load, 512, 4, NULL, 0.1, 5);	/* 1% of the buckets */
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	ASSERT_EQ(hc.plan.total, 127000, "total");
+	ASSERT_EQ((load[0] + load[4] + load[8] + load[12]) * 10, hc.plan.total * 6,
 		  "elephants are 60% of the load");
-	expect_moves(&plan, want, 3, "elephants");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "stop reason");
-	ASSERT_EQ(plan.after[0], 30400, "first CPU after");
-	ASSERT_EQ(plan.after[1], 34800, "second CPU after");
-	ASSERT_EQ(plan.after[2], 32800, "third CPU after");
-	ASSERT_EQ(plan.after[3], 29000, "fourth CPU after");
-	ASSERT_EQ(new_table[0], CPU(0), "the elephant that fits stays");
-	ASSERT_EQ(table_changes(table, new_table, 512, &plan), 3, "table entries changed");
-	before = weighted_jain(&set, plan.before);
-	after = weighted_jain(&set, plan.after);
+	expect_moves(&hc.plan, want, 3, "elephants");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "stop reason");
+	ASSERT_EQ(hc.plan.after[0], 30400, "first CPU after");
+	ASSERT_EQ(hc.plan.after[1], 34800, "second CPU after");
+	ASSERT_EQ(hc.plan.after[2], 32800, "third CPU after");
+	ASSERT_EQ(hc.plan.after[3], 29000, "fourth CPU after");
+	ASSERT_EQ(hc.new_table[0], CPU(0), "the elephant that fits stays");
+	ASSERT_EQ(table_changes(hc.table, hc.new_table, 512, &hc.plan), 3, "table entries changed");
+	before = weighted_jain(&hc.set, hc.plan.before);
+	after = weighted_jain(&hc.set, hc.plan.after);
 	printf("#   Jain index %.4f before, %.4f after %u moves; peak %.3f -> %.3f\n", before,
-	       after, plan.nmoves, plan.peak_before, plan.peak_after);
+	       after, hc.plan.nmoves, hc.plan.peak_before, hc.plan.peak_after);
 	ASSERT_TRUE(after >= 0.95, "Jain index after the plan");
-	ASSERT_TRUE(plan.nmoves <= 5, "at most 1% of the buckets moved");
-	ASSERT_TRUE(plan.peak_after <= 1.1, "peak within the threshold");
+	ASSERT_TRUE(hc.plan.nmoves <= 5, "at most 1% of the buckets moved");
+	ASSERT_TRUE(hc.plan.peak_after <= 1.1, "peak within the threshold");
 }
 
 /* Equal load over weights 1 and 3: the first CPU is at twice its target
@@ -255,26 +278,18 @@ static void weights_1_3_give_targets_of_25_and_75_percent(void)
 		{ 0, CPU(0), CPU(1), 10 }, { 2, CPU(0), CPU(1), 10 },
 		{ 4, CPU(0), CPU(1), 10 }, { 6, CPU(0), CPU(1), 10 },
 	};
-	__u32 table[16], new_table[16], b;
+	struct hand_case hc;
 	__u64 load[16];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 16, .cpus = &set,
-		.threshold = 0.1, .max_moves = 16,
-	};
 
-	fake_cpus(&set, 2, weight);
-	interleave(table, 16, &set);
-	for (b = 0; b < 16; b++)
-		load[b] = 10;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	expect_moves(&plan, want, 4, "weights 1 and 3");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "stop reason");
-	ASSERT_NEAR(plan.peak_before, 2.0, 1e-12, "peak before: 80 against a target of 40");
-	ASSERT_EQ(plan.after[0] * 4, plan.total, "weight 1 holds 25%");
-	ASSERT_EQ(plan.after[1] * 4, plan.total * 3, "weight 3 holds 75%");
-	ASSERT_NEAR(plan.peak_after, 1.0, 1e-12, "peak after");
+	even_load(load, 16, 10);
+	hand_setup(&hc, load, 16, 2, weight, 0.1, 16);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	expect_moves(&hc.plan, want, 4, "weights 1 and 3");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "stop reason");
+	ASSERT_NEAR(hc.plan.peak_before, 2.0, 1e-12, "peak before: 80 against a target of 40");
+	ASSERT_EQ(hc.plan.after[0] * 4, hc.plan.total, "weight 1 holds 25%");
+	ASSERT_EQ(hc.plan.after[1] * 4, hc.plan.total * 3, "weight 3 holds 75%");
+	ASSERT_NEAR(hc.plan.peak_after, 1.0, 1e-12, "peak after");
 }
 
 /* An elephant of 300 packets beside a target of 185: moving it would put
@@ -286,24 +301,17 @@ static void elephant_above_its_target_stays_and_mice_leave(void)
 	static const struct bucket_move want[] = {
 		{ 2, CPU(0), CPU(1), 10 }, { 4, CPU(0), CPU(1), 10 }, { 6, CPU(0), CPU(1), 10 },
 	};
-	__u32 table[8], new_table[8];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 8, .cpus = &set,
-		.threshold = 0.1, .max_moves = 100,
-	};
+	struct hand_case hc;
 
-	fake_cpus(&set, 2, NULL);
-	interleave(table, 8, &set);
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	expect_moves(&plan, want, 3, "elephant");
-	ASSERT_EQ(plan.stop, BALANCE_NO_BETTER_MOVE, "stop reason");
-	ASSERT_EQ(new_table[0], CPU(0), "the elephant's bucket");
-	ASSERT_EQ(plan.after[0], 300, "the elephant's CPU after");
-	ASSERT_EQ(plan.after[1], 70, "the other CPU after");
-	ASSERT_NEAR(plan.peak_after, 300.0 / 185, 1e-12, "peak after");
-	ASSERT_TRUE(plan.peak_after < plan.peak_before, "the peak fell");
+	hand_setup(&hc, load, 8, 2, NULL, 0.1, 100);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	expect_moves(&hc.plan, want, 3, "elephant");
+	ASSERT_EQ(hc.plan.stop, BALANCE_NO_BETTER_MOVE, "stop reason");
+	ASSERT_EQ(hc.new_table[0], CPU(0), "the elephant's bucket");
+	ASSERT_EQ(hc.plan.after[0], 300, "the elephant's CPU after");
+	ASSERT_EQ(hc.plan.after[1], 70, "the other CPU after");
+	ASSERT_NEAR(hc.plan.peak_after, 300.0 / 185, 1e-12, "peak after");
+	ASSERT_TRUE(hc.plan.peak_after < hc.plan.peak_before, "the peak fell");
 }
 
 /* The weights 1 and 3 case cut short: the plan is the first moves of the
@@ -312,42 +320,36 @@ static void elephant_above_its_target_stays_and_mice_leave(void)
 static void max_moves_cuts_the_full_plan_short(void)
 {
 	static const __u32 weight[] = { 1, 3 };
-	__u32 table[16], new_table[16], full_table[16], b, k;
+	__u32 full_table[16], k;
+	struct balance_plan full;
+	struct hand_case hc;
 	__u64 load[16];
-	struct balance_plan plan, full;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 16, .cpus = &set,
-		.threshold = 0.1, .max_moves = 16,
-	};
 	char what[64];
 
-	fake_cpus(&set, 2, weight);
-	interleave(table, 16, &set);
-	for (b = 0; b < 16; b++)
-		load[b] = 10;
-	ASSERT_EQ(plan_with(&in, full_table, &full, moves2), 0, "return value, full plan");
+	even_load(load, 16, 10);
+	hand_setup(&hc, load, 16, 2, weight, 0.1, 16);
+	ASSERT_EQ(plan_with(&hc.in, full_table, &full, moves2), 0, "return value, full plan");
 	ASSERT_EQ(full.nmoves, 4, "moves of the full plan");
 	for (k = 1; k < 4; k++) {
-		in.max_moves = k;
+		hc.in.max_moves = k;
 		snprintf(what, sizeof(what), "max_moves %u", k);
-		ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, what);
-		expect_moves(&plan, full.moves, k, what);
-		ASSERT_EQ(plan.stop, BALANCE_MAX_MOVES, what);
-		ASSERT_EQ(table_changes(table, new_table, 16, &plan), k, what);
-		ASSERT_EQ(plan.after[0], 80 - 10 * k, what);
+		ASSERT_EQ(hand_plan(&hc), 0, what);
+		expect_moves(&hc.plan, full.moves, k, what);
+		ASSERT_EQ(hc.plan.stop, BALANCE_MAX_MOVES, what);
+		ASSERT_EQ(table_changes(hc.table, hc.new_table, 16, &hc.plan), k, what);
+		ASSERT_EQ(hc.plan.after[0], 80 - 10 * k, what);
 	}
 	/* Balanced as the fourth move lands: that, not the limit, stopped it. */
-	in.max_moves = 4;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "max_moves 4");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "max_moves 4: stop reason");
+	hc.in.max_moves = 4;
+	ASSERT_EQ(hand_plan(&hc), 0, "max_moves 4");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "max_moves 4: stop reason");
 	/* No moves at all: a report of the load, with no array to fill. */
-	in.max_moves = 0;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, NULL), 0, "max_moves 0");
-	ASSERT_EQ(plan.nmoves, 0, "max_moves 0: moves");
-	ASSERT_EQ(plan.stop, BALANCE_MAX_MOVES, "max_moves 0: stop reason");
-	ASSERT_TRUE(!memcmp(new_table, table, sizeof(table)), "max_moves 0: table unchanged");
-	ASSERT_NEAR(plan.peak_after, 2.0, 1e-12, "max_moves 0: peak after");
+	hc.in.max_moves = 0;
+	ASSERT_EQ(plan_with(&hc.in, hc.new_table, &hc.plan, NULL), 0, "max_moves 0");
+	ASSERT_EQ(hc.plan.nmoves, 0, "max_moves 0: moves");
+	ASSERT_EQ(hc.plan.stop, BALANCE_MAX_MOVES, "max_moves 0: stop reason");
+	ASSERT_TRUE(table_kept(&hc), "max_moves 0: table unchanged");
+	ASSERT_NEAR(hc.plan.peak_after, 2.0, 1e-12, "max_moves 0: peak after");
 }
 
 static void ties_go_to_lower_bucket_lighter_bucket_and_first_cpu(void)
@@ -371,65 +373,49 @@ static void ties_go_to_lower_bucket_lighter_bucket_and_first_cpu(void)
 	 */
 	static const __u64 l3[6] = { 90, 20, 70, 0, 20, 0 };
 	static const struct bucket_move w3[] = { { 2, CPU(0), CPU(1), 70 } };
-	__u32 new_table[12], t3[6], b;
+	struct hand_case hc;
 	__u64 load[12];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = t1, .load = load, .nbuckets = 12, .cpus = &set,
-		.threshold = 0.1, .max_moves = 12,
-	};
 
-	fake_cpus(&set, 3, NULL);
-	for (b = 0; b < 12; b++)
-		load[b] = 10;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value, lowest tie");
-	expect_moves(&plan, w1, 2, "lowest tie");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "lowest tie: stop reason");
-	in.table = t2;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value, highest tie");
-	expect_moves(&plan, w2, 2, "highest tie");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "highest tie: stop reason");
+	even_load(load, 12, 10);
+	/* The ties need the buckets bunched, not dealt in turn. */
+	hand_setup(&hc, load, 12, 3, NULL, 0.1, 12);
+	hc.in.table = t1;
+	ASSERT_EQ(hand_plan(&hc), 0, "return value, lowest tie");
+	expect_moves(&hc.plan, w1, 2, "lowest tie");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "lowest tie: stop reason");
+	hc.in.table = t2;
+	ASSERT_EQ(hand_plan(&hc), 0, "return value, highest tie");
+	expect_moves(&hc.plan, w2, 2, "highest tie");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "highest tie: stop reason");
 
-	fake_cpus(&set, 2, NULL);
-	interleave(t3, 6, &set);
-	in.table = t3;
-	in.load = l3;
-	in.nbuckets = 6;
-	in.threshold = 0.2;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value, peak tie");
-	expect_moves(&plan, w3, 1, "peak tie");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "peak tie: stop reason");
+	hand_setup(&hc, l3, 6, 2, NULL, 0.2, 12);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value, peak tie");
+	expect_moves(&hc.plan, w3, 1, "peak tie");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "peak tie: stop reason");
 }
 
 static void zero_load_stops_with_no_load(void)
 {
-	__u32 table[8], new_table[8];
+	struct hand_case hc;
 	__u64 load[8] = {};
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 8, .cpus = &set,
-		.threshold = 0.1, .max_moves = 8,
-	};
 
-	fake_cpus(&set, 2, NULL);
-	interleave(table, 8, &set);
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	ASSERT_EQ(plan.stop, BALANCE_NO_LOAD, "stop reason");
-	ASSERT_EQ(plan.nmoves, 0, "moves");
-	ASSERT_EQ(plan.total, 0, "total");
-	ASSERT_TRUE(plan.peak_before == 0 && plan.peak_after == 0, "peaks are 0");
-	ASSERT_TRUE(!memcmp(new_table, table, sizeof(table)), "table unchanged");
+	hand_setup(&hc, load, 8, 2, NULL, 0.1, 8);
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	ASSERT_EQ(hc.plan.stop, BALANCE_NO_LOAD, "stop reason");
+	ASSERT_EQ(hc.plan.nmoves, 0, "moves");
+	ASSERT_EQ(hc.plan.total, 0, "total");
+	ASSERT_TRUE(hc.plan.peak_before == 0 && hc.plan.peak_after == 0, "peaks are 0");
+	ASSERT_TRUE(table_kept(&hc), "table unchanged");
 
 	/* Load only where no move may go is no load to balance. */
-	table[3] = 999;
+	hc.table[3] = 999;
 	load[3] = 50;
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value, stranded load");
-	ASSERT_EQ(plan.stop, BALANCE_NO_LOAD, "stranded load: stop reason");
-	ASSERT_EQ(plan.total, 50, "stranded load: total");
-	ASSERT_EQ(plan.stranded, 50, "stranded load: stranded");
-	ASSERT_TRUE(plan.peak_before == 0 && plan.peak_after == 0, "stranded load: peaks are 0");
+	ASSERT_EQ(hand_plan(&hc), 0, "return value, stranded load");
+	ASSERT_EQ(hc.plan.stop, BALANCE_NO_LOAD, "stranded load: stop reason");
+	ASSERT_EQ(hc.plan.total, 50, "stranded load: total");
+	ASSERT_EQ(hc.plan.stranded, 50, "stranded load: stranded");
+	ASSERT_TRUE(hc.plan.peak_before == 0 && hc.plan.peak_after == 0,
+		    "stranded load: peaks are 0");
 }
 
 /* A (weight 1) holds 150, B (weight 1) 30, Z (weight 0) 500 and CPU 999,
@@ -440,109 +426,103 @@ static void buckets_outside_the_set_or_of_weight_0_neither_count_nor_move(void)
 {
 	static const __u32 weight[] = { 1, 1, 0 };
 	static const __u64 load[8] = { 50, 10, 50, 10, 500, 700, 50, 10 };
+	static const __u32 table[8] = { CPU(0), CPU(1), CPU(0), CPU(1), CPU(2), 999, CPU(0),
+					CPU(1) };
 	static const struct bucket_move want[] = { { 0, CPU(0), CPU(1), 50 } };
-	__u32 table[8] = { CPU(0), CPU(1), CPU(0), CPU(1), CPU(2), 999, CPU(0), CPU(1) };
-	__u32 new_table[8];
-	struct balance_plan plan;
-	struct cpuset set;
-	struct balance_input in = {
-		.table = table, .load = load, .nbuckets = 8, .cpus = &set,
-		.threshold = 0.2, .max_moves = 8,
-	};
+	struct hand_case hc;
 
-	fake_cpus(&set, 3, weight);
-	ASSERT_EQ(plan_with(&in, new_table, &plan, moves), 0, "return value");
-	ASSERT_EQ(plan.total, 1380, "total");
-	ASSERT_EQ(plan.stranded, 1200, "stranded");
-	ASSERT_EQ(plan.before[0], 150, "A before");
-	ASSERT_EQ(plan.before[1], 30, "B before");
-	ASSERT_EQ(plan.before[2], 0, "Z before: weight 0 counts nothing");
-	ASSERT_NEAR(plan.peak_before, 150.0 / 90, 1e-12, "peak before");
-	expect_moves(&plan, want, 1, "stranded");
-	ASSERT_EQ(plan.stop, BALANCE_BALANCED, "stop reason");
-	ASSERT_EQ(new_table[4], CPU(2), "Z's bucket stays");
-	ASSERT_EQ(new_table[5], 999, "the outside CPU's bucket stays");
-	ASSERT_EQ(plan.after[2], 0, "Z after");
-	ASSERT_EQ(plan.after[0] + plan.after[1] + plan.after[2] + plan.stranded, plan.total,
-		  "after and stranded add up to total");
+	hand_setup(&hc, load, 8, 3, weight, 0.2, 8);
+	hc.in.table = table;	/* Z holds one bucket, not every third */
+	ASSERT_EQ(hand_plan(&hc), 0, "return value");
+	ASSERT_EQ(hc.plan.total, 1380, "total");
+	ASSERT_EQ(hc.plan.stranded, 1200, "stranded");
+	ASSERT_EQ(hc.plan.before[0], 150, "A before");
+	ASSERT_EQ(hc.plan.before[1], 30, "B before");
+	ASSERT_EQ(hc.plan.before[2], 0, "Z before: weight 0 counts nothing");
+	ASSERT_NEAR(hc.plan.peak_before, 150.0 / 90, 1e-12, "peak before");
+	expect_moves(&hc.plan, want, 1, "stranded");
+	ASSERT_EQ(hc.plan.stop, BALANCE_BALANCED, "stop reason");
+	ASSERT_EQ(hc.new_table[4], CPU(2), "Z's bucket stays");
+	ASSERT_EQ(hc.new_table[5], 999, "the outside CPU's bucket stays");
+	ASSERT_EQ(hc.plan.after[2], 0, "Z after");
+	ASSERT_EQ(hc.plan.after[0] + hc.plan.after[1] + hc.plan.after[2] + hc.plan.stranded,
+		  hc.plan.total, "after and stranded add up to total");
 }
 
 static void bad_input_is_einval_and_leaves_the_table(void)
 {
-	__u32 table[8], new_table[8], b;
+	struct balance_input in, ok;
+	struct hand_case hc;
+	struct cpuset bad;
 	__u64 load[8];
-	struct balance_plan plan = { .moves = moves };
-	struct cpuset set, bad;
-	struct balance_input in, ok = {
-		.table = table, .load = load, .nbuckets = 8, .cpus = &set,
-		.threshold = 0.1, .max_moves = 8,
-	};
+	__u32 b;
 
-	fake_cpus(&set, 2, NULL);
-	interleave(table, 8, &set);
 	for (b = 0; b < 8; b++)
 		load[b] = b == 0 ? 1000 : 1;
+	hand_setup(&hc, load, 8, 2, NULL, 0.1, 8);
+	ok = hc.in;
+	hc.plan.moves = moves;
 	for (b = 0; b < 8; b++)
-		new_table[b] = 0xdeadbeef;
+		hc.new_table[b] = 0xdeadbeef;
 
 #define EXPECT_ERR(err, nt, p, what)                                                \
 	ASSERT_EQ(bucket_balance_plan(&in, nt, p), err, what)
 
 	in = ok;
-	ASSERT_EQ(bucket_balance_plan(NULL, new_table, &plan), -EINVAL, "no input");
-	EXPECT_ERR(-EINVAL, NULL, &plan, "no new table");
-	EXPECT_ERR(-EINVAL, new_table, NULL, "no plan");
+	ASSERT_EQ(bucket_balance_plan(NULL, hc.new_table, &hc.plan), -EINVAL, "no input");
+	EXPECT_ERR(-EINVAL, NULL, &hc.plan, "no new table");
+	EXPECT_ERR(-EINVAL, hc.new_table, NULL, "no plan");
 	in.table = NULL;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "no table");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "no table");
 	in = ok;
 	in.load = NULL;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "no loads");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "no loads");
 	in = ok;
 	in.cpus = NULL;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "no CPU set");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "no CPU set");
 	in = ok;
 	in.nbuckets = 0;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "0 buckets");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "0 buckets");
 	in = ok;
 	in.threshold = -0.1;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "threshold below 0");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "threshold below 0");
 	in.threshold = NAN;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "threshold NaN");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "threshold NaN");
 	in = ok;
-	plan.moves = NULL;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "max_moves 8 and no array");
-	plan.moves = moves;
+	hc.plan.moves = NULL;
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "max_moves 8 and no array");
+	hc.plan.moves = moves;
 
 	in = ok;
 	in.cpus = &bad;
 	fake_cpus(&bad, 0, NULL);
-	EXPECT_ERR(-EINVAL, new_table, &plan, "empty set");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "empty set");
 	fake_cpus(&bad, 2, NULL);
 	bad.weight[0] = bad.weight[1] = 0;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "no CPU with a weight");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "no CPU with a weight");
 	fake_cpus(&bad, 3, NULL);
 	bad.cpu[2] = bad.cpu[0];
-	EXPECT_ERR(-EINVAL, new_table, &plan, "a CPU listed twice");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "a CPU listed twice");
 	fake_cpus(&bad, 2, NULL);
 	bad.n = CPUSTEER_MAX_CPUS + 1;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "more CPUs than a set holds");
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "more CPUs than a set holds");
 	for (b = 0; b < 8; b++)
-		ASSERT_EQ(new_table[b], 0xdeadbeef, "new table untouched after -EINVAL");
+		ASSERT_EQ(hc.new_table[b], 0xdeadbeef, "new table untouched after -EINVAL");
 
 	/* In place: the table itself must come back as it was. */
 	fake_cpus(&bad, 3, NULL);
 	bad.cpu[1] = bad.cpu[0];
-	memcpy(new_table, table, sizeof(table));
-	in.table = new_table;
-	EXPECT_ERR(-EINVAL, new_table, &plan, "a CPU listed twice, in place");
-	ASSERT_TRUE(!memcmp(new_table, table, sizeof(table)), "table untouched in place");
+	memcpy(hc.new_table, hc.table, 8 * sizeof(*hc.table));
+	in.table = hc.new_table;
+	EXPECT_ERR(-EINVAL, hc.new_table, &hc.plan, "a CPU listed twice, in place");
+	ASSERT_TRUE(table_kept(&hc), "table untouched in place");
 
 	in = ok;
 	load[5] = ~0ULL;
 	for (b = 0; b < 8; b++)
-		new_table[b] = 0xdeadbeef;
-	EXPECT_ERR(-EOVERFLOW, new_table, &plan, "loads summing past 2^64");
-	ASSERT_EQ(new_table[0], 0xdeadbeef, "new table untouched after -EOVERFLOW");
+		hc.new_table[b] = 0xdeadbeef;
+	EXPECT_ERR(-EOVERFLOW, hc.new_table, &hc.plan, "loads summing past 2^64");
+	ASSERT_EQ(hc.new_table[0], 0xdeadbeef, "new table untouched after -EOVERFLOW");
 #undef EXPECT_ERR
 }
 
