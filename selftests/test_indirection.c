@@ -254,16 +254,6 @@ static void shares_within_one_of_ideal_and_total_exact(void)
 
 /* ---- resizing and the fraction of flows moved ---- */
 
-#define ASSERT_NEAR(actual, expected, tol, what)                                   \
-	do {                                                                       \
-		double _a = (actual), _e = (expected);                             \
-		if (!(fabs(_a - _e) <= (tol))) {                                   \
-			printf("#   %s:%d %s: expected %.6f (within %g), got %.6f\n", \
-			       __FILE__, __LINE__, what, _e, (double)(tol), _a);   \
-			tu_failures++;                                             \
-		}                                                                  \
-	} while (0)
-
 #define BRUTE_HASHES 100000
 
 /* CPUs first..last, weight 1. */

@@ -69,6 +69,19 @@ TU_STATE size_t tu_done;		/* tests reported so far */
 		}                                                                  \
 	} while (0)
 
+/* |actual - expected| <= tol, for doubles; fabs() needs <math.h> in the
+ * test that uses it.
+ */
+#define ASSERT_NEAR(actual, expected, tol, what)                                   \
+	do {                                                                       \
+		double _a = (actual), _e = (expected);                             \
+		if (!(fabs(_a - _e) <= (tol))) {                                   \
+			printf("#   %s:%d %s: expected %.9f (within %g), got %.9f\n", \
+			       __FILE__, __LINE__, what, _e, (double)(tol), _a);   \
+			tu_failures++;                                             \
+		}                                                                  \
+	} while (0)
+
 #define ASSERT_TRUE(cond, what)                                                    \
 	do {                                                                       \
 		if (!(cond)) {                                                     \
