@@ -75,8 +75,8 @@ read_counters "$NETNS_TMP/c0"
 nic_counts >"$NETNS_TMP/n0"
 # One flow, sent by XDP: no driver hash, so every frame takes siphash13
 # and goes to the CPU classify names for it.
-in_a "$CPUSTEER" gen "$VA" --flows 1 --duration 60 >/dev/null &
-gen=$!
+bg_a "$CPUSTEER" gen "$VA" --flows 1 --duration 60 >/dev/null
+gen=$BG_PID
 n=$(field "$NETNS_TMP/c0" rx_packets)
 wait_counted "$n" $GEN_FRAMES >/dev/null || t_fail "the generator's frames did not arrive"
 kill -INT "$gen"
