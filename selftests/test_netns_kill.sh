@@ -264,8 +264,8 @@ load_ok() {	# WHAT ARGS...
 		return 1
 	fi
 	[ -n "$(attached_id)" ] || t_fail "$w: load $* worked, but no program is attached"
-	# Eight maps, three second stages and the steering program.
-	t_eq "$w: pins after a load" 12 "$(pin_count)"
+	# Nine maps, three second stages and the steering program.
+	t_eq "$w: pins after a load" 13 "$(pin_count)"
 }
 
 # The clean unload after a fresh load: nothing of this run left.
