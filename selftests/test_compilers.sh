@@ -8,7 +8,8 @@
 # tree again with each other compiler, into build/<compiler>, and runs the
 # tests that load and drive the steering object there: the program tests,
 # every selftests/test_steer_* program (each loads the object, so every
-# program of it is verified), and classify.
+# program of it but the bound one is verified), classify, and the netns
+# test of --hash nic for the program bound to a device.
 #
 #   CPUSTEER_COMPILERS   the compilers to try (default: clang-16 clang-19)
 #   CPUSTEER_COMPILERS_LOAD_ONLY=1  only check that each tree's object
@@ -97,6 +98,18 @@ classify_passes_with() {	# COMPILER
 	expect_tap_passes "$log" "$rc" "test_classify_cli.sh with $1's cpusteer"
 }
 
+# cpusteer_steer_nic loads only bound to a device, so neither the program
+# tests nor classify verify it: the netns test of --hash nic loads it on a
+# veth (and on a kernel without the kfunc checks the refusal instead).
+nic_hash_passes_with() {	# COMPILER
+	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.nic rc
+
+	[ -x "$cs" ] || { t_skip "no $1 build"; return; }
+	CPUSTEER=$cs bash "$TU_TOP/selftests/test_netns_nic_hash.sh" >"$log" 2>&1
+	rc=$?
+	expect_tap_passes "$log" "$rc" "test_netns_nic_hash.sh with $1's cpusteer"
+}
+
 # Loading the skeleton verifies every program of the object; classify
 # loads it and runs the sample capture through the steering program.
 object_loads_with() {	# COMPILER
@@ -119,6 +132,7 @@ all_tests() {
 		else
 			t_run "${c}_program_tests_pass" program_tests_pass_with "$c"
 			t_run "${c}_classify_passes" classify_passes_with "$c"
+			t_run "${c}_nic_hash_passes" nic_hash_passes_with "$c"
 		fi
 	done
 }
