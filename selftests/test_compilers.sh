@@ -89,25 +89,14 @@ program_tests_pass_with() {	# COMPILER
 	done
 }
 
-classify_passes_with() {	# COMPILER
-	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.classify rc
+# A shell test file run with COMPILER's cpusteer.
+script_passes_with() {	# COMPILER SCRIPT
+	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.$2 rc
 
 	[ -x "$cs" ] || { t_skip "no $1 build"; return; }
-	CPUSTEER=$cs bash "$TU_TOP/selftests/test_classify_cli.sh" >"$log" 2>&1
+	CPUSTEER=$cs bash "$TU_TOP/selftests/$2" >"$log" 2>&1
 	rc=$?
-	expect_tap_passes "$log" "$rc" "test_classify_cli.sh with $1's cpusteer"
-}
-
-# cpusteer_steer_nic loads only bound to a device, so neither the program
-# tests nor classify verify it: the netns test of --hash nic loads it on a
-# veth (and on a kernel without the kfunc checks the refusal instead).
-nic_hash_passes_with() {	# COMPILER
-	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.nic rc
-
-	[ -x "$cs" ] || { t_skip "no $1 build"; return; }
-	CPUSTEER=$cs bash "$TU_TOP/selftests/test_netns_nic_hash.sh" >"$log" 2>&1
-	rc=$?
-	expect_tap_passes "$log" "$rc" "test_netns_nic_hash.sh with $1's cpusteer"
+	expect_tap_passes "$log" "$rc" "$2 with $1's cpusteer"
 }
 
 # Loading the skeleton verifies every program of the object; classify
@@ -131,8 +120,12 @@ all_tests() {
 			t_run "${c}_object_loads" object_loads_with "$c"
 		else
 			t_run "${c}_program_tests_pass" program_tests_pass_with "$c"
-			t_run "${c}_classify_passes" classify_passes_with "$c"
-			t_run "${c}_nic_hash_passes" nic_hash_passes_with "$c"
+			t_run "${c}_classify_passes" script_passes_with "$c" test_classify_cli.sh
+			# cpusteer_steer_nic loads only bound to a device, so neither
+			# the program tests nor classify verify it: the netns test of
+			# --hash nic loads it on a veth (and on a kernel without the
+			# kfunc checks the refusal instead).
+			t_run "${c}_nic_hash_passes" script_passes_with "$c" test_netns_nic_hash.sh
 		fi
 	done
 }
