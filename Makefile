@@ -5,6 +5,8 @@
 #                   kernels under QEMU; KERNEL=a.deb boots another package
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
+#   make install    the binary, cpusteer.8 and the bash completion under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
 #   make clean      remove build/
@@ -48,9 +50,9 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-.PHONY: all layers test test-kernels clean vmlinux man setup run help
+.PHONY: all layers test test-kernels clean vmlinux man setup run help install uninstall
 
-all: layers $(OUT)/cpusteer $(TEST_PROGS) $(TEST_TOOLS) $(TEST_BPF_OBJS)
+all: layers $(OUT)/cpusteer $(OUT)/cpusteer.bash $(TEST_PROGS) $(TEST_TOOLS) $(TEST_BPF_OBJS)
 
 # Which loader folder may include which (ARCHITECTURE.md).
 layers:
@@ -154,6 +156,26 @@ man: $(OUT)/cpusteer
 		/^\.SH / { skip = 0 } \
 		!skip' cpusteer.8 > $(OUT)/cpusteer.8
 	$(Q)mv $(OUT)/cpusteer.8 cpusteer.8
+
+# Made from the option tables, like the SYNOPSIS.
+$(OUT)/cpusteer.bash: $(OUT)/cpusteer
+	$(call msg,GEN,$@)
+	$(Q)$(OUT)/cpusteer --bash-completion > $@
+
+# The BPF objects are in the binary (skeletons): nothing else to install.
+PREFIX  ?= /usr/local
+INSTALLED := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
+	     $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
+	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
+
+install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
+	$(Q)install -D -m 0755 $(OUT)/cpusteer $(DESTDIR)$(PREFIX)/sbin/cpusteer
+	$(Q)install -D -m 0644 cpusteer.8 $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8
+	$(Q)install -D -m 0644 $(OUT)/cpusteer.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
+
+uninstall:
+	$(Q)rm -f $(INSTALLED)
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h

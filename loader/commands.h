@@ -53,4 +53,9 @@ extern const struct cli_command *const cpusteer_commands[];
  */
 void commands_print_synopsis(FILE *f);
 
+/* The bash completion script, made from the same declarations (`make`
+ * writes it to build/cpusteer.bash).
+ */
+void commands_print_bash_completion(FILE *f);
+
 #endif

@@ -29,9 +29,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	/* For `make man`, not for operators: not listed. */
+	/* For `make man` and `make`, not for operators: not listed. */
 	if (!strcmp(argv[1], "--man-synopsis")) {
 		commands_print_synopsis(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--bash-completion")) {
+		commands_print_bash_completion(stdout);
 		return 0;
 	}
 	for (c = cpusteer_commands; *c; c++)

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# make install and make uninstall under DESTDIR, and the bash completion
+# they install: made from the option tables, it must offer every command
+# and every option each command's --help lists, fixed values where an
+# option has them, and interface names where an interface goes.
+#
+# Not in kernel runs: no kernel in it, and make writes to the tree (2 s on the host)
+set -u
+# shellcheck disable=SC2317 # the test functions run through t_run
+. "$(dirname "$0")/lib.sh"
+
+t_tmpdir
+ROOT=$T_TMP/root
+COMPLETION=$ROOT/usr/share/bash-completion/completions/cpusteer
+
+# The completions bash would offer for the command line WORDS..., the
+# last being the word under the cursor; one per line, sorted.
+complete_words() {	# WORDS...
+	bash -c '. "$1" || exit 1; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		 _cpusteer; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMPLETION" "$@" | sort
+}
+
+test_install_puts_the_listed_files() {
+	local out files
+
+	out=$(make -s -C "$TU_TOP" install DESTDIR="$ROOT" PREFIX=/usr 2>&1) ||
+		{ t_fail "make install failed: $out"; return; }
+	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
+	t_eq "installed files" \
+		"./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/man/man8/cpusteer.8 " \
+		"$files"
+	"$ROOT/usr/sbin/cpusteer" --help >/dev/null || t_fail "the installed binary does not run"
+	cmp -s "$TU_TOP/cpusteer.8" "$ROOT/usr/share/man/man8/cpusteer.8" ||
+		t_fail "the installed man page is not the tree's"
+	[ "$(stat -c %a "$ROOT/usr/sbin/cpusteer")" = 755 ] || t_fail "the binary is not mode 755"
+}
+
+test_completion_completes_commands() {
+	t_eq "cpusteer lo<TAB>" load "$(complete_words cpusteer lo)"
+	t_eq "cpusteer ba<TAB>" "balance" "$(complete_words cpusteer ba)"
+	t_eq "cpusteer s<TAB>" "$(printf '%s\n' sample-pcap set stats status)" \
+		"$(complete_words cpusteer s)"
+}
+
+# Every option of every command's --help (both forms of bench) is offered.
+test_completion_offers_every_option() {
+	local cmd want got missing
+
+	for cmd in $("$CPUSTEER" --help | awk '/^  [a-z]/ { print $1 }'); do
+		want=$({ "$CPUSTEER" "$cmd" --help
+			 [ "$cmd" = bench ] && "$CPUSTEER" bench --program --help; } |
+			sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' | sort -u)
+		[ -n "$want" ] || t_fail "cpusteer $cmd --help lists no option"
+		[ "$cmd" = bench ] && want=$(printf '%s\n' "$want" --program | sort -u)
+		got=$(complete_words cpusteer "$cmd" --)
+		missing=$(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' ')
+		[ -z "$missing" ] || t_fail "cpusteer $cmd --<TAB> lacks: $missing"
+	done
+}
+
+test_completion_offers_values_and_interfaces() {
+	t_eq "load IFACE --hash <TAB>" "$(printf '%s\n' jhash nic siphash13)" \
+		"$(complete_words cpusteer load lo --hash '')"
+	t_eq "set IFACE --gro <TAB>" "$(printf '%s\n' off on)" \
+		"$(complete_words cpusteer set lo --gro '')"
+	t_eq "load IFACE --qsize <TAB>" "" "$(complete_words cpusteer load lo --qsize '')"
+	t_eq "status l<TAB>" "lo" "$(complete_words cpusteer status l | grep -x lo)"
+	t_eq "bench --dev l<TAB>" "lo" "$(complete_words cpusteer bench --dev l | grep -x lo)"
+}
+
+test_uninstall_removes_them() {
+	local out left
+
+	out=$(make -s -C "$TU_TOP" uninstall DESTDIR="$ROOT" PREFIX=/usr 2>&1) ||
+		{ t_fail "make uninstall failed: $out"; return; }
+	left=$(cd "$ROOT" && find . -type f | tr '\n' ' ')
+	t_eq "files left after uninstall" "" "$left"
+}
+
+all_tests() {
+	t_run install_puts_the_listed_files test_install_puts_the_listed_files
+	t_run completion_completes_commands test_completion_completes_commands
+	t_run completion_offers_every_option test_completion_offers_every_option
+	t_run completion_offers_values_and_interfaces test_completion_offers_values_and_interfaces
+	t_run uninstall_removes_them test_uninstall_removes_them
+}
+
+t_plan_of all_tests
+all_tests
+t_exit
