@@ -14,6 +14,7 @@
 #include "instance.h"
 #include "log.h"
 #include "steer.skel.h"
+#include "steer_nic.skel.h"
 
 /* Kernel ABI since 6.3, newer than Debian 12's kernel headers. */
 #ifndef BPF_F_XDP_DEV_BOUND_ONLY
@@ -78,13 +79,35 @@ struct open_how {
 	int nic_ifindex;
 };
 
-/* The program that reads the NIC's RX hash must be bound to its device
- * at load: the kernel then puts the driver's code in place of the call.
+/* cpusteer_steer_nic, from its own object over the maps of `in`'s: the
+ * program that reads the NIC's RX hash must be bound to its device at
+ * load (the kernel then puts the driver's code in place of the call),
+ * and then no loader could take the steering object whole. Its frags
+ * flag is the other programs': they share the cpumap.
  */
-static void bind_to_device(struct bpf_program *p, int ifindex)
+static int load_nic_program(struct steer_instance *in, int ifindex, bool frags)
 {
+	struct steer_nic *nic = steer_nic__open();
+	struct bpf_program *p;
+	struct bpf_map *m;
+	int err = nic ? 0 : -errno;
+
+	in->nic = nic;
+	if (err)
+		return err;
+	nic->rodata->nr_cpus = in->ncpus;
+	bpf_object__for_each_map(m, nic->obj) {
+		if (bpf_map__is_internal(m))
+			continue;
+		err = bpf_map__reuse_fd(m, bpf_map__fd(bpf_object__find_map_by_name(
+						   in->skel->obj, bpf_map__name(m))));
+		if (err)
+			return err;
+	}
+	p = nic->progs.cpusteer_steer_nic;
 	bpf_program__set_ifindex(p, ifindex);
-	bpf_program__set_flags(p, bpf_program__flags(p) | BPF_F_XDP_DEV_BOUND_ONLY);
+	bpf_program__set_flags(p, BPF_F_XDP_DEV_BOUND_ONLY | (frags ? BPF_F_XDP_HAS_FRAGS : 0));
+	return steer_nic__load(nic);
 }
 
 static int open_skeleton(struct steer_instance *in, const struct open_how *how)
@@ -111,31 +134,27 @@ static int open_skeleton(struct steer_instance *in, const struct open_how *how)
 	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
 	in->bucket_load_entries = how->count_buckets ? how->count_buckets : 1;
 	bpf_map__set_max_entries(skel->maps.bucket_load, in->bucket_load_entries);
-	steer = how->nic_ifindex ? skel->progs.cpusteer_steer_nic : skel->progs.cpusteer_steer;
+	steer = skel->progs.cpusteer_steer;
 	attach = how->record_decisions ? skel->progs.cpusteer_classify
 		 : how->notouch ? skel->progs.cpusteer_notouch
 		 : steer;
 	in->path = how->path;
-	in->attach_name = bpf_program__name(attach);
+	in->attach_name = how->nic_ifindex ? "cpusteer_steer_nic" : bpf_program__name(attach);
 	set_frags(skel, how->path == ATTACH_SINGLE);
-	if (how->path == ATTACH_DISPATCHER)
+	if (how->path == ATTACH_DISPATCHER || how->nic_ifindex)
 		bpf_program__set_autoload(attach, false);
 	/* Only classify and the program tests read decisions, and only the
 	 * tests that compare the two programs need both: the verifier's time
-	 * on a copy nobody runs would be half of the load's. Only one of the
-	 * two steering programs is ever attached.
+	 * on a copy nobody runs would be half of the load's. With --hash nic
+	 * cpusteer_steer_nic is attached in place of cpusteer_steer.
 	 */
 	if (!how->record_decisions)
 		bpf_program__set_autoload(skel->progs.cpusteer_classify, false);
 	else if (!how->with_steer)
 		bpf_program__set_autoload(steer, false);
-	if (how->nic_ifindex) {
-		bind_to_device(steer, how->nic_ifindex);
-		bpf_program__set_autoload(skel->progs.cpusteer_steer, false);
-	} else {
-		bpf_program__set_autoload(skel->progs.cpusteer_steer_nic, false);
-	}
 	err = steer__load(skel);
+	if (!err && how->nic_ifindex)
+		err = load_nic_program(in, how->nic_ifindex, how->path == ATTACH_SINGLE);
 	if (err && how->nic_ifindex) {
 		/* Linux 6.3 to 6.15 refused a device-bound program that uses a
 		 * cpumap, until a fix of June 2025 that stable kernels took.
@@ -164,7 +183,9 @@ static int open_skeleton(struct steer_instance *in, const struct open_how *how)
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);
 	in->remote_prog[REMOTE_REDIRECT] = bpf_program__fd(skel->progs.cpusteer_remote_redirect);
-	if (how->path == ATTACH_SINGLE)
+	if (how->nic_ifindex)
+		in->steer_prog = bpf_program__fd(in->nic->progs.cpusteer_steer_nic);
+	else if (how->path == ATTACH_SINGLE)
 		in->steer_prog = bpf_program__fd(attach);
 	err = instance_map_table(in);
 	if (err)
@@ -210,6 +231,8 @@ void instance_close(struct steer_instance *in)
 		bpf_object__close(in->attach_obj);
 	if (in->table)
 		munmap(in->table, TABLE_BYTES);
+	if (in->nic)
+		steer_nic__destroy(in->nic);
 	if (in->skel) {
 		steer__destroy(in->skel);
 	} else {

@@ -13,6 +13,7 @@
 #include "cpuset.h"
 
 struct steer;
+struct steer_nic;
 struct xdp_program;
 struct bpf_object;
 
@@ -57,6 +58,7 @@ struct steer_maps {
 
 struct steer_instance {
 	struct steer *skel;		/* loaded here; else opened from pins */
+	struct steer_nic *nic;		/* --hash nic: cpusteer_steer_nic, over skel's maps */
 	struct steer_maps maps;		/* the skeleton's, or ours to close */
 	int remote_prog[REMOTE_ACTIONS];	/* second stages; -1 for none */
 	int steer_prog;			/* the program that is or will be attached;

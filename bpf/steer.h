@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the steering objects share: the maps, the parser's verdicts and
+ * the steering of a parsed frame. steer.bpf.c holds the programs of every
+ * load; steer_nic.bpf.c the one --hash nic adds, in an object of its own
+ * because the kernel loads a program that reads RX metadata only bound to
+ * a device, and bpftool, like any loader of a whole object, could then
+ * load steer.bpf.o nowhere. The loader points steer_nic's maps at the
+ * maps of the instance, so both see one set.
+ */
+#ifndef CPUSTEER_STEER_H
+#define CPUSTEER_STEER_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "cpusteer.h"
+#include "parse.h"
+#include "hash.h"
+#include "tunnel.h"
+
+/* The machine's possible CPUs, set by the loader: the CPUs a redirect can
+ * name, and the redirect slots after the counters (cpusteer.h).
+ */
+const volatile __u32 nr_cpus = 1;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_CPUMAP);
+	__type(key, __u32);
+	__type(value, struct bpf_cpumap_val);
+	__uint(max_entries, 1); /* the loader sizes it to the possible CPUs */
+} cpu_map SEC(".maps");
+
+/* Mappable, so that `cpusteer set` reads and rewrites buckets with plain
+ * loads and stores instead of a system call per bucket; each entry is one
+ * aligned 32-bit word, which a packet always reads whole.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, CPUSTEER_MAX_BUCKETS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} bucket_table SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_config);
+	__uint(max_entries, CPUSTEER_CONFIG_SLOTS);
+} config_map SEC(".maps");
+
+/* The config_map slot in force (cpusteer.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} config_slot SEC(".maps");
+
+/* Sized by size only, not by type: the loader lengthens the value by a
+ * redirect slot per possible CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, CPUSTEER_COUNTERS_VALUE_SIZE(1));
+	__uint(max_entries, 1);
+} counters SEC(".maps");
+
+/* One entry per bucket the instance can have while --bucket-stats counts,
+ * and a single unused one otherwise: the loader sizes it, since 16 bytes
+ * per bucket per possible CPU is memory only the option should cost.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_bucket_load);
+	__uint(max_entries, 1);
+} bucket_load SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_remote_counters);
+	__uint(max_entries, 1);
+} remote_counters SEC(".maps");
+
+/* Target of the redirect second stage, one entry so `set` can change it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} remote_devmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_decision);
+	__uint(max_entries, 1);
+} decision SEC(".maps");
+
+/* Storage only: the loader's record of this instance, pinned beside the
+ * maps for later commands.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cpusteer_instance_state);
+	__uint(max_entries, 1);
+} instance_state SEC(".maps");
+
+/* The configuration in force: one slot, read through one index load, so
+ * every field a packet uses comes from the same `set`.
+ */
+static __always_inline const struct cpusteer_config *active_config(void)
+{
+	__u32 zero = 0, *slot;
+
+	slot = bpf_map_lookup_elem(&config_slot, &zero);
+	if (!slot)
+		return NULL;
+	return bpf_map_lookup_elem(&config_map, slot);
+}
+
+/* The record's flow key, in host order for display, built from the wire
+ * words only when classify asks for a record.
+ */
+static __always_inline void flow_to_key(const struct flow *f, struct cpusteer_flow_key *k)
+{
+	__builtin_memset(k, 0, sizeof(*k));
+	if (f->family == 6) {
+		__builtin_memcpy(k->saddr, &f->addr[0], sizeof(k->saddr));
+		__builtin_memcpy(k->daddr, &f->addr[2], sizeof(k->daddr));
+	} else {
+		k->saddr[0] = (__u32)f->addr[0];
+		k->daddr[0] = (__u32)(f->addr[0] >> 32);
+	}
+	k->sport = bpf_ntohs((__u16)f->ports);
+	k->dport = bpf_ntohs(f->ports >> 16);
+	k->proto = f->proto;
+	k->family = f->family;
+}
+
+/* What the verdict helpers below need to know about the packet at hand.
+ * `record` is a compile-time constant: cpusteer_classify records each
+ * decision for user space, cpusteer_steer is the same code without a
+ * single instruction of it.
+ */
+struct packet {
+	struct xdp_md *ctx;
+	struct cpusteer_counters *cnt;
+	const struct flow *f;	/* the flow hashed; NULL when the frame is
+				 * not read (no record) */
+	bool record;
+	/* For the record only: the tunnel the frame came through
+	 * (CPUSTEER_TUNNELS: none), its outer flow, and why `f` is that
+	 * outer flow after all (CPUSTEER_INNER_FALLBACKS: it is not).
+	 */
+	__u32 tunnel;
+	const struct flow *outer;
+	__u32 fallback;
+};
+
+static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bucket,
+				   __u32 cpu, __u32 outcome, __u32 reason)
+{
+	__u32 zero = 0;
+	struct cpusteer_decision *d;
+
+	if (!pk->record)
+		return;
+	d = bpf_map_lookup_elem(&decision, &zero);
+	if (!d)
+		return;
+	flow_to_key(pk->f, &d->key);
+	d->tunnel = pk->tunnel;
+	d->inner_fallback = pk->fallback;
+	if (pk->tunnel < CPUSTEER_TUNNELS)
+		flow_to_key(pk->outer, &d->outer);
+	else
+		__builtin_memset(&d->outer, 0, sizeof(d->outer));
+	d->hash = hash;
+	d->bucket = bucket;
+	d->cpu = cpu;
+	d->outcome = outcome;
+	d->reason = reason;
+}
+
+static __always_inline int pass_for(const struct packet *pk, __u32 reason)
+{
+	if (reason < CPUSTEER_PASS_REASONS)
+		pk->cnt->passed[reason]++;
+	record(pk, 0, 0, CPUSTEER_NON_IP_PASS, CPUSTEER_OUT_PASS, reason);
+	return XDP_PASS;
+}
+
+static __always_inline int fail_with(const struct packet *pk, __u32 hash, __u32 bucket,
+				     __u32 cpu, __u32 err)
+{
+	pk->cnt->errors[err]++;
+	record(pk, hash, bucket, cpu, CPUSTEER_OUT_ERROR, err);
+	return XDP_PASS;
+}
+
+/* A CPU with no cpumap entry makes bpf_redirect_map() return the flags'
+ * fallback verdict; asking for XDP_ABORTED there tells that case apart, and
+ * the packet then goes to the local stack, counted as an error. A CPU
+ * number beyond the machine's has no redirect slot and is a bad bucket.
+ */
+static __always_inline int redirect_to(const struct packet *pk, __u32 hash, __u32 bucket,
+				       __u32 cpu)
+{
+	__u64 *redirected = (__u64 *)(pk->cnt + 1);
+
+	if (cpu >= nr_cpus)
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_BAD_BUCKET);
+	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_NO_CPUMAP_ENTRY);
+	/* The slot's address must be formed from the bounded `cpu`, after
+	 * the check: a compiler may not hoist it above this point.
+	 */
+	barrier_var(cpu);
+	redirected[cpu]++;
+	record(pk, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
+	return XDP_REDIRECT;
+}
+
+/* A bucket past the map's entries (the table grew after the load sized
+ * the map) goes uncounted: `set` refuses to grow it that far. The bytes
+ * are those of the first buffer, the whole frame but for a multi-buffer
+ * one: bpf_xdp_get_buff_len() would count fragments too, but as a helper
+ * call it doubled what counting costs a packet (bench --program).
+ */
+static __always_inline void count_bucket_load(const struct packet *pk, __u32 bucket)
+{
+	struct cpusteer_bucket_load *load = bpf_map_lookup_elem(&bucket_load, &bucket);
+
+	if (load) {
+		load->packets++;
+		load->bytes += (long)pk->ctx->data_end - (long)pk->ctx->data;
+	}
+}
+
+static __always_inline int redirect_via_bucket(const struct packet *pk,
+					       const struct cpusteer_config *cfg,
+					       __u32 hash, __u32 bucket)
+{
+	__u32 *cpu;
+
+	if (bucket >= cfg->nbuckets)
+		return fail_with(pk, hash, bucket, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
+	cpu = bpf_map_lookup_elem(&bucket_table, &bucket);
+	if (!cpu)
+		return fail_with(pk, hash, bucket, CPUSTEER_NON_IP_PASS, CPUSTEER_ERR_BAD_BUCKET);
+	if (cfg->bucket_stats)
+		count_bucket_load(pk, bucket);
+	return redirect_to(pk, hash, bucket, *cpu);
+}
+
+/* The flow is complete: count what it was and send it to its bucket's
+ * CPU. Inlined once per address family, so that the hash is specialised
+ * to the family's message and the two paths share no merged state.
+ */
+static __always_inline int steer_flow(const struct packet *pk,
+				      const struct cpusteer_config *cfg)
+{
+	const struct flow *f = pk->f;
+	__u32 hash;
+
+	if (f->notes & FLOW_FRAGMENT)
+		pk->cnt->seen_fragments++;
+	else if (f->notes & FLOW_L3_ONLY)
+		pk->cnt->seen_l3_only++;
+	hash = flow_hash(*f, cfg);
+	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+}
+
+/* Outer IP headers start within two VLAN tags of the frame's start. */
+#define TUNNEL_L3_OFF_MAX (ETH_HDR_LEN + 2 * VLAN_HDR_LEN)
+
+/* Global, like the functions below: the verifier checks it once, with
+ * offsets it knows nothing of. Inlined, the inner path would be explored
+ * again for every path of the outer parse (tags, options, extension
+ * headers) that reaches it. For the same reason it walks the outer IP
+ * header again rather than be handed the transport header's offset:
+ * kept live past the outer walk, that offset splits the caller's states
+ * by every length an extension header can have.
+ *
+ * The program calls it and then steer_tunneled_*, one after the other:
+ * a call from one global function to the next would add a third frame
+ * to the 512 bytes of stack they share, and Linux 6.1, which rounds each
+ * frame up to 32 bytes, counted 544 for clang 19's classify.
+ *
+ * Sets at->why; it returns nothing, because a returned 32-bit value is
+ * widened in a register of its own, and the verifier would not know the
+ * one used as an index to be the one checked.
+ */
+__noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
+{
+	struct frame fr = frame_of(ctx);
+	struct flow again = { .ports = 0, .notes = 0 };
+	enum parse_status st;
+	struct l4_span l4;
+	__u32 reason = 0;
+	void *l3;
+
+	if (!at)
+		return 0;	/* cannot happen: the caller's */
+	at->why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
+	if (at->l3_off > TUNNEL_L3_OFF_MAX)
+		return 0;
+	l3 = fr.data + at->l3_off;
+	if (at->outer.family == 4)
+		st = parse_ipv4(&fr, l3, &again, &l4, &reason);
+	else
+		st = parse_ipv6(&fr, l3, &again, &l4, &reason);
+	if (st == PARSE_FLOW)
+		at->why = tunnel_payload(&fr, &l4, at);
+	return 0;
+}
+
+/* A frame of an enabled tunnel kind: steered by its inner flow, or by
+ * its outer one when the inner cannot be read, counted either way.
+ */
+static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+					  struct tunnel_at *at, const bool record)
+{
+	struct frame fr = frame_of(ctx);
+	struct packet pk = { .ctx = ctx, .record = record };
+	__u32 zero = 0, why, kind;
+	struct flow in;
+
+	/* at->why is find_tunnel_payload's, or the caller's. */
+	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
+	/* Cannot happen: the caller passes its own, and the array has entry 0. */
+	if (!pk.cnt || !cfg || !at || at->kind >= CPUSTEER_TUNNELS)
+		return XDP_PASS;
+	pk.f = pk.outer = &at->outer;
+	kind = at->kind;	/* bounded in a register: `at` may be rewritten */
+	pk.tunnel = kind;
+	if (record)
+		__builtin_memset(&in, 0, sizeof(in));
+	in.ports = 0;
+	in.notes = 0;
+	why = at->why;
+	if (why == CPUSTEER_INNER_FALLBACKS)
+		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
+	if (why == CPUSTEER_INNER_FALLBACKS) {
+		pk.f = &in;
+		if (kind < CPUSTEER_TUNNELS)
+			pk.cnt->inner_steered[kind]++;
+	} else if (why < CPUSTEER_INNER_FALLBACKS) {
+		pk.cnt->inner_fallback[why]++;
+	}
+	pk.fallback = why;
+	return steer_flow(&pk, cfg);
+}
+
+/* Global for the reason find_tunnel_payload is; one per program, as
+ * steer_frame is, so cpusteer_steer records nothing.
+ */
+__noinline int steer_tunneled_fast(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+				   struct tunnel_at *at)
+{
+	return steer_tunneled(ctx, cfg, at, false);
+}
+
+__noinline int steer_tunneled_record(struct xdp_md *ctx, const struct cpusteer_config *cfg,
+				     struct tunnel_at *at)
+{
+	return steer_tunneled(ctx, cfg, at, true);
+}
+
+/* A parsed outer flow: looked into when it is a tunnel --inner names. */
+static __always_inline int steer_parsed(const struct packet *pk,
+					const struct cpusteer_config *cfg,
+					const struct frame *fr, void *l3)
+{
+	struct tunnel_at at;
+	__u32 kind;
+
+	if (cfg->inner) {
+		kind = tunnel_kind(pk->f, cfg);
+		if (kind < CPUSTEER_TUNNELS) {
+			/* Every byte set: a global function reads it all. */
+			__builtin_memset(&at, 0, sizeof(at));
+			at.outer = *pk->f;
+			at.kind = kind;
+			at.l3_off = l3 - fr->data;
+			if (pk->f->notes & FLOW_FRAGMENT)
+				at.why = CPUSTEER_INNER_OUTER_FRAGMENT;
+			else
+				find_tunnel_payload(fr->ctx, &at);
+			if (pk->record)
+				return steer_tunneled_record(fr->ctx, cfg, &at);
+			return steer_tunneled_fast(fr->ctx, cfg, &at);
+		}
+	}
+	return steer_flow(pk, cfg);
+}
+
+/* The frame's flow, parsed and hashed with the key: every frame of the
+ * software hash, and those the NIC gave no hash for.
+ */
+static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_counters *cnt,
+					   const struct cpusteer_config *cfg, const bool record)
+{
+	struct frame fr = frame_of(ctx);
+	__u32 reason = 0;
+	struct flow f;
+	struct packet pk = { .ctx = ctx, .cnt = cnt, .f = &f, .record = record,
+			     .tunnel = CPUSTEER_TUNNELS, .fallback = CPUSTEER_INNER_FALLBACKS };
+	struct l4_span l4;	/* not kept: find_tunnel_payload walks again */
+	__be16 proto;
+	void *l3;
+
+	/* A record shows how far a passed frame was parsed, so it starts
+	 * from zero; steering reads no field before the parser writes it.
+	 */
+	if (record)
+		__builtin_memset(&f, 0, sizeof(f));
+	f.ports = 0;
+	f.notes = 0;
+
+	proto = parse_ethernet(&fr, fr.data, &f, &l3, &reason);
+	if (f.notes & FLOW_VLAN)
+		pk.cnt->seen_vlan++;
+	if (proto == bpf_htons(ETH_P_IP)) {
+		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
+			return steer_parsed(&pk, cfg, &fr, l3);
+	} else if (proto == bpf_htons(ETH_P_IPV6)) {
+		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
+			return steer_parsed(&pk, cfg, &fr, l3);
+	} else if (proto) {
+		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
+			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
+		reason = CPUSTEER_PASS_NON_IP;
+	}
+	return pass_for(&pk, reason);
+}
+
+static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
+{
+	struct cpusteer_counters *cnt;
+	const struct cpusteer_config *cfg;
+	__u32 zero = 0;
+
+	cnt = bpf_map_lookup_elem(&counters, &zero);
+	cfg = active_config();
+	if (!cnt || !cfg)
+		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
+	cnt->rx_packets++;
+	return parse_and_steer(ctx, cnt, cfg, record);
+}
+
+#endif
