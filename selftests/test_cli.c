@@ -228,28 +228,14 @@ static void test_each_option_is_declared_once(void)
 
 /* Runs cli_parse on a command line with stdout and stderr caught. */
 struct parse_run {
-	int ret, operand, err_lines;
-	char err[512], out_first[512];
+	int ret, operand;
+	struct tu_caught c;
 };
-
-static void catch_output(FILE *f, char *first, size_t len, int *lines)
-{
-	char line[512];
-
-	rewind(f);
-	first[0] = '\0';
-	*lines = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!(*lines)++)
-			snprintf(first, len, "%s", line);
-	}
-}
 
 static void parse_args(const struct cli_command *cmd, void *opts, struct parse_run *r, ...)
 {
 	char *argv[16], *arg;
-	FILE *out = tmpfile(), *err = tmpfile();
-	int argc = 0, saved_out = dup(1), saved_err = dup(2), out_lines;
+	int argc = 0;
 	va_list ap;
 
 	argv[argc++] = (char *)cmd->name;
@@ -258,20 +244,10 @@ static void parse_args(const struct cli_command *cmd, void *opts, struct parse_r
 		argv[argc++] = arg;
 	va_end(ap);
 	argv[argc] = NULL;
-	fflush(NULL);
-	dup2(fileno(out), 1);
-	dup2(fileno(err), 2);
+	tu_catch_begin(&r->c);
 	r->operand = -1;
 	r->ret = cli_parse(cmd, argc, argv, opts, &r->operand);
-	fflush(NULL);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	catch_output(err, r->err, sizeof(r->err), &r->err_lines);
-	catch_output(out, r->out_first, sizeof(r->out_first), &out_lines);
-	fclose(out);
-	fclose(err);
+	tu_catch_end(&r->c);
 }
 
 /* One line on stderr, "cpusteer: COMMAND: ...", and exit status 2. */
@@ -284,9 +260,9 @@ static void expect_usage_error(const struct parse_run *r, const char *mention, c
 	snprintf(msg, sizeof(msg), "%s: exit status", what);
 	ASSERT_EQ(cli_exit_status(r->ret), 2, msg);
 	snprintf(msg, sizeof(msg), "%s: lines on stderr", what);
-	ASSERT_EQ(r->err_lines, 1, msg);
-	snprintf(msg, sizeof(msg), "%s: stderr says 'cpusteer: ' and '%s': %s", what, mention, r->err);
-	ASSERT_TRUE(!strncmp(r->err, "cpusteer: ", 10) && strstr(r->err, mention), msg);
+	ASSERT_EQ(r->c.err_lines, 1, msg);
+	snprintf(msg, sizeof(msg), "%s: stderr says 'cpusteer: ' and '%s': %s", what, mention, r->c.err);
+	ASSERT_TRUE(!strncmp(r->c.err, "cpusteer: ", 10) && strstr(r->c.err, mention), msg);
 }
 
 static void test_usage_errors_are_one_line(void)
@@ -326,9 +302,9 @@ static void check_help_exits_zero(const struct cli_command *cmd, void *ctx)
 	snprintf(what, sizeof(what), "%s --help: exit status 0", cmd->name);
 	ASSERT_EQ(cli_exit_status(r.ret), 0, what);
 	snprintf(what, sizeof(what), "%s --help: nothing on stderr", cmd->name);
-	ASSERT_EQ(r.err_lines, 0, what);
-	snprintf(what, sizeof(what), "%s --help starts '%s': %s", cmd->name, want, r.out_first);
-	ASSERT_TRUE(!strncmp(r.out_first, want, strlen(want)), what);
+	ASSERT_EQ(r.c.err_lines, 0, what);
+	snprintf(what, sizeof(what), "%s --help starts '%s': %s", cmd->name, want, r.c.out_first);
+	ASSERT_TRUE(!strncmp(r.c.out_first, want, strlen(want)), what);
 }
 
 static void test_help_exits_zero(void)

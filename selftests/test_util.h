@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/types.h>
 
 #ifndef ARRAY_SIZE
@@ -96,6 +97,52 @@ TU_STATE size_t tu_done;		/* tests reported so far */
 		tu_skip = (why);                                                   \
 		return;                                                            \
 	} while (0)
+
+/* What the code between tu_catch_begin and tu_catch_end wrote to stdout
+ * and stderr: the first line of each, and how many lines stderr got.
+ */
+struct tu_caught {
+	int err_lines;
+	char err[512], out_first[512];
+	FILE *out_file, *err_file;
+	int saved_out, saved_err;
+};
+
+static inline void tu_catch_begin(struct tu_caught *c)
+{
+	c->out_file = tmpfile();
+	c->err_file = tmpfile();
+	c->saved_out = dup(1);
+	c->saved_err = dup(2);
+	fflush(NULL);
+	dup2(fileno(c->out_file), 1);
+	dup2(fileno(c->err_file), 2);
+}
+
+static inline int tu_first_line(FILE *f, char *first, size_t len)
+{
+	char line[512];
+	int lines = 0;
+
+	rewind(f);
+	first[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		if (!lines++)
+			snprintf(first, len, "%s", line);
+	fclose(f);
+	return lines;
+}
+
+static inline void tu_catch_end(struct tu_caught *c)
+{
+	fflush(NULL);
+	dup2(c->saved_out, 1);
+	dup2(c->saved_err, 2);
+	close(c->saved_out);
+	close(c->saved_err);
+	c->err_lines = tu_first_line(c->err_file, c->err, sizeof(c->err));
+	tu_first_line(c->out_file, c->out_first, sizeof(c->out_first));
+}
 
 static inline void tu_plan(size_t n)
 {
