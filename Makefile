@@ -59,7 +59,7 @@ layers:
 	$(Q)scripts/check-layers.sh
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# *//'
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
 
 $(OUT) $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
