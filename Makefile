@@ -5,7 +5,8 @@
 #                   kernels under QEMU; KERNEL=a.deb boots another package
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
-#   make install    the binary, cpusteer.8 and the bash completion under
+#   make install    the binary, cpusteer.8, the bash completion, the systemd
+#                   unit cpusteer@.service and an example configuration under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
@@ -163,19 +164,32 @@ $(OUT)/cpusteer.bash: $(OUT)/cpusteer
 	$(Q)$(OUT)/cpusteer --bash-completion > $@
 
 # The BPF objects are in the binary (skeletons): nothing else to install.
-PREFIX  ?= /usr/local
+# The unit reads its configuration from SYSCONFDIR, /etc whatever the
+# PREFIX, since that is where a service's files are looked for; UNITDIR
+# under /usr/local is one systemd also searches.
+PREFIX     ?= /usr/local
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 INSTALLED := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
 	     $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
-	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
+	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer \
+	     $(DESTDIR)$(UNITDIR)/cpusteer@.service \
+	     $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
 install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
 	$(Q)install -D -m 0755 $(OUT)/cpusteer $(DESTDIR)$(PREFIX)/sbin/cpusteer
 	$(Q)install -D -m 0644 cpusteer.8 $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8
 	$(Q)install -D -m 0644 $(OUT)/cpusteer.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
+	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		dist/cpusteer@.service.in > $(OUT)/cpusteer@.service
+	$(Q)install -D -m 0644 $(OUT)/cpusteer@.service $(DESTDIR)$(UNITDIR)/cpusteer@.service
+	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
 uninstall:
 	$(Q)rm -f $(INSTALLED)
+	$(Q)rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples \
+		$(DESTDIR)$(PREFIX)/share/doc/cpusteer
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h

@@ -5,6 +5,7 @@
 #include <net/if.h>
 #include <xdp/libxdp.h>
 #include "commands.h"
+#include "config_file.h"
 #include "ifname.h"
 #include "load_opts.h"
 #include "log.h"
@@ -121,6 +122,25 @@ static const struct cli_option load_set_options[] = {
 	{}
 };
 
+static int opt_config(void *opts, const char *arg)
+{
+	struct load_opts *lo = opts;
+
+	lo->config_path = arg;
+	return 0;
+}
+
+/* A file of load's options (config_file.h), read first so that the
+ * command line's own options win over it. `set` reads the same files, so
+ * that one file serves both a boot's load and a later reload.
+ */
+static const struct cli_option config_options[] = {
+	CLI_OPTION(CONFIG_OPTION, "FILE", opt_config,
+		   "read load's options from FILE, one KEY = VALUE\n"
+		   "a line; options given here win over it", NULL),
+	{}
+};
+
 /* The attach itself is load's: changing it means a new attach. So are
  * the bucket counters, whose map is sized when the programs load.
  */
@@ -142,6 +162,7 @@ const struct cli_command load_command = {
 		{ steer_options, offsetof(struct load_opts, steer) },
 		{ load_set_options, 0 },
 		{ attach_options, 0 },
+		{ config_options, 0 },
 	},
 	.run = cmd_load,
 };
@@ -156,18 +177,35 @@ const struct cli_command set_command = {
 	.groups = {
 		{ steer_options, offsetof(struct load_opts, steer) },
 		{ load_set_options, 0 },
+		{ config_options, 0 },
 	},
 	.run = cmd_set,
 };
 
-int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv)
+static void load_opts_init(struct load_opts *lo)
 {
-	int operand, err;
-
 	memset(lo, 0, sizeof(*lo));
 	lo->cm.qsize = DEFAULT_QSIZE;
 	lo->xdp_mode = XDP_MODE_NATIVE;
+}
+
+int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv)
+{
+	const char *config;
+	int operand, err;
+
+	load_opts_init(lo);
 	err = cli_parse(cmd, argc, argv, lo, &operand);
+	if (!err && lo->config_path) {
+		/* Once the command line is known good: the file first, then
+		 * the command line again over it.
+		 */
+		config = lo->config_path;
+		load_opts_init(lo);
+		err = config_file_apply(config, &load_command, lo);
+		if (!err)
+			err = cli_parse(cmd, argc, argv, lo, &operand);
+	}
 	if (err)
 		return err;
 	lo->ifname = argv[operand];

@@ -24,12 +24,15 @@ struct load_opts {
 	int xdp_mode;			/* libxdp enum xdp_attach_mode */
 	bool xdp_mode_given, notouch, symmetric_off;
 	bool bucket_stats;		/* load only: the counters are sized then */
+	const char *config_path;	/* --config */
 	const char *ifname;
 };
 
 /* Parses argv for `cmd` (load_command or set_command, commands.h) as
- * cli_parse does, then checks the interface name and what the command
- * line alone can tell.
+ * cli_parse does, over the options of a --config file when one is given,
+ * then checks the interface name and what the command line alone can
+ * tell. A file may give any of load's options, also to set, which checks
+ * those it cannot change against the running instance.
  */
 int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv);
 

@@ -257,6 +257,27 @@ static int check_phase(const struct instance_dir *d, const struct cpusteer_insta
 	return 0;
 }
 
+/* What only load sets, which a --config file written for load may also
+ * give to set (a reload): it must be what the instance already has.
+ */
+static int check_load_only(const struct load_opts *lo, const struct instance_dir *d,
+			   const struct cpusteer_instance_state *st)
+{
+	const char *what = NULL;
+
+	if (lo->xdp_mode_given && (__u32)lo->xdp_mode != st->xdp_mode)
+		what = "xdp-mode";
+	else if (lo->notouch && !st->notouch)
+		what = "no-touch";
+	else if (lo->bucket_stats && !st->cfg.bucket_stats)
+		what = "bucket-stats";
+	if (!what)
+		return 0;
+	log_err("cannot change %s of %s with set: it is fixed when cpusteer loads; unload and load again (systemctl restart)",
+		what, d->shown);
+	return -EINVAL;
+}
+
 /* Puts the maps back as the packets saw them and the record as it was,
  * but for the device values it recorded meanwhile: unload restores those
  * either way. When what the packets saw was already between two
@@ -291,6 +312,8 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		return err;
 	}
 	err = check_phase(d, &st);
+	if (!err)
+		err = check_load_only(lo, d, &st);
 	if (!err)
 		err = read_current(in, &st, &recorded, &live);
 	if (!err)

@@ -2,7 +2,9 @@
 # make install and make uninstall under DESTDIR, and the bash completion
 # they install: made from the option tables, it must offer every command
 # and every option each command's --help lists, fixed values where an
-# option has them, and interface names where an interface goes.
+# option has them, and interface names where an interface goes. The
+# systemd unit it installs passes systemd's own check and runs the
+# installed binary on files under SYSCONFDIR.
 #
 # Not in kernel runs: no kernel in it, and make writes to the tree (2 s on the host)
 set -u
@@ -27,12 +29,34 @@ test_install_puts_the_listed_files() {
 		{ t_fail "make install failed: $out"; return; }
 	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
 	t_eq "installed files" \
-		"./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/man/man8/cpusteer.8 " \
+		"./usr/lib/systemd/system/cpusteer@.service ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
 		"$files"
 	"$ROOT/usr/sbin/cpusteer" --help >/dev/null || t_fail "the installed binary does not run"
 	cmp -s "$TU_TOP/cpusteer.8" "$ROOT/usr/share/man/man8/cpusteer.8" ||
 		t_fail "the installed man page is not the tree's"
 	[ "$(stat -c %a "$ROOT/usr/sbin/cpusteer")" = 755 ] || t_fail "the binary is not mode 755"
+}
+
+# Installed where its paths are real (no DESTDIR), so that systemd can
+# check the commands it would run; --man=no: the page is not in man's path.
+test_unit_verifies() {
+	local prefix=$T_TMP/prefix unit out
+
+	unit=$prefix/lib/systemd/system/cpusteer@.service
+	out=$(make -s -C "$TU_TOP" install PREFIX="$prefix" SYSCONFDIR="$T_TMP/etc" 2>&1) ||
+		{ t_fail "make install failed: $out"; return; }
+	if ! command -v systemd-analyze >/dev/null; then
+		t_skip "no systemd-analyze to check the unit with"
+		return
+	fi
+	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+	t_eq "systemd-analyze verify: status $? and" "status 0 and " "status $? and $out"
+	t_eq "the unit's start command" \
+		"ExecStart=$prefix/sbin/cpusteer load %I --config $T_TMP/etc/cpusteer/%I.conf" \
+		"$(grep '^ExecStart=' "$unit")"
+	t_eq "the unit's reload command" \
+		"ExecReload=$prefix/sbin/cpusteer set %I --config $T_TMP/etc/cpusteer/%I.conf" \
+		"$(grep '^ExecReload=' "$unit")"
 }
 
 test_completion_completes_commands() {
@@ -79,6 +103,7 @@ test_uninstall_removes_them() {
 
 all_tests() {
 	t_run install_puts_the_listed_files test_install_puts_the_listed_files
+	t_run unit_verifies test_unit_verifies
 	t_run completion_completes_commands test_completion_completes_commands
 	t_run completion_offers_every_option test_completion_offers_every_option
 	t_run completion_offers_values_and_interfaces test_completion_offers_values_and_interfaces

@@ -111,7 +111,7 @@ static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 	return 0;
 }
 
-static int apply(const struct cli_option *o, void *target, const char *arg)
+int cli_apply(const struct cli_option *o, void *target, const char *arg)
 {
 	if (o->parse)
 		return o->parse(target, arg);
@@ -148,7 +148,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 			continue;
 		}
 		i = c - OPTION_ID_BASE;
-		err = apply(t.opt[i], t.target[i], optarg);
+		err = cli_apply(t.opt[i], t.target[i], optarg);
 		if (err)
 			return err < 0 ? err : -EINVAL;
 	}
@@ -164,8 +164,23 @@ int cli_set_option(const struct cli_option *options, void *opts, const char *nam
 
 	for (o = options; o->name; o++)
 		if (!strcmp(o->name, name))
-			return apply(o, opts, arg);
+			return cli_apply(o, opts, arg);
 	return -ENOENT;
+}
+
+const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
+				    void **target)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++)
+			if (!strcmp(o->name, name)) {
+				*target = (char *)opts + g->offset;
+				return o;
+			}
+	return NULL;
 }
 
 int cli_exit_status(int parsed)

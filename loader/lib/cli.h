@@ -94,6 +94,16 @@ const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char
  */
 int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg);
 
+/* The option `name` among all of cmd's groups, with where in `opts` its
+ * group parses to; NULL when the command has no such option.
+ */
+const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
+				    void **target);
+/* Applies one option to its group's target as the command line would:
+ * `arg` is its value, NULL for a flag.
+ */
+int cli_apply(const struct cli_option *o, void *target, const char *arg);
+
 void cli_print_help(const struct cli_command *cmd, FILE *f);
 /* The command's lines of the man page's SYNOPSIS, in roff. */
 void cli_print_synopsis_roff(const struct cli_command *cmd, FILE *f);

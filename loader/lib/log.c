@@ -9,6 +9,12 @@
 #include "log.h"
 
 bool log_verbose;
+static const char *log_where;
+
+void log_set_where(const char *where)
+{
+	log_where = where;
+}
 
 /* A message may quote names and arguments from the command line or the
  * system, which may hold terminal controls: those bytes are written as
@@ -34,10 +40,13 @@ static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
 
 void log_err(const char *fmt, ...)
 {
+	char prefix[256];
 	va_list ap;
 
+	snprintf(prefix, sizeof(prefix), "cpusteer: %s%s", log_where ? log_where : "",
+		 log_where ? ": " : "");
 	va_start(ap, fmt);
-	vprint(stderr, "cpusteer: ", fmt, ap);
+	vprint(stderr, prefix, fmt, ap);
 	va_end(ap);
 }
 

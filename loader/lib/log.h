@@ -12,6 +12,12 @@ __attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
 
+/* Until set back to NULL, log_err's lines start with `where` (such as
+ * "FILE:LINE"): a value's parser says what is wrong with it, and this
+ * says where it was written.
+ */
+void log_set_where(const char *where);
+
 /* `in` with every byte outside printable ASCII, and the backslash,
  * written as \xNN, cut to fit `len`: names and arguments from the command
  * line or the system may hold terminal controls.

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Configuration files: a command's long options written one per line as
+ *
+ *   # a comment
+ *   cpus = 0-3
+ *   symmetric = yes
+ *
+ * Each key is the name of an option of the command, each value what the
+ * command line would take after it; a flag takes yes or no (also true or
+ * false), and `NAME = no` gives the flag no-NAME where the command has one.
+ * The values go through the options' own parsers, so a file accepts and
+ * refuses exactly what the command line does. A bad line is one message,
+ * "FILE:LINE: what is wrong".
+ *
+ * Root acts on what the file says, so the file must be one that only root
+ * (or the caller) can have written: a regular file, not a link, owned by
+ * root or the caller and not writable by group or others, in folders
+ * where no one else can replace it (the same rule as sshd's StrictModes;
+ * a sticky folder such as /tmp qualifies).
+ */
+#ifndef CPUSTEER_CONFIG_FILE_H
+#define CPUSTEER_CONFIG_FILE_H
+
+#include "cli.h"
+
+/* The option that names the file, which a file cannot give itself. */
+#define CONFIG_OPTION "config"
+#define CONFIG_MAX_BYTES (64 * 1024)
+
+/* Applies every line of the file at `path` to `opts` as options of
+ * `cmd`. Returns 0, or a negative errno after one line on stderr.
+ */
+int config_file_apply(const char *path, const struct cli_command *cmd, void *opts);
+
+/* The same for a file's text already in memory, `len` bytes with one
+ * more writable after them; `shown` names it in messages. The text is
+ * cut into its values in place and must outlive `opts`, which may point
+ * into it. The selftests give it text directly.
+ */
+int config_text_apply(char *text, size_t len, const char *shown,
+		      const struct cli_command *cmd, void *opts);
+
+#endif

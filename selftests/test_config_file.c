@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Configuration files (loader/lib/config_file.c) as load and set read
+ * them: lines become the same options the command line gives, a bad line
+ * is one message naming the file and the line, the command line wins
+ * over the file, and a file that someone other than root could have
+ * written is refused. Reads dist/example.conf from the current folder
+ * (selftests/run.sh runs from the top of the tree).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "commands.h"
+#include "config_file.h"
+#include "load_opts.h"
+#include "log.h"
+#include "test_util.h"
+
+#define EXAMPLE "dist/example.conf"
+#define KEY "000102030405060708090a0b0c0d0e0f"
+
+struct applied {
+	int ret;
+	struct tu_caught c;
+	char text[CONFIG_MAX_BYTES + 2];	/* the values point into it */
+};
+
+static void apply_text(const char *text, struct load_opts *lo, struct applied *a)
+{
+	memset(lo, 0, sizeof(*lo));
+	snprintf(a->text, sizeof(a->text), "%s", text);
+	tu_catch_begin(&a->c);
+	a->ret = config_text_apply(a->text, strlen(a->text), "x.conf", &load_command, lo);
+	tu_catch_end(&a->c);
+}
+
+static void test_lines_apply_as_options(void)
+{
+	struct load_opts lo;
+	struct applied a;
+
+	apply_text("# comment\n\n  cpus=0\t\n"
+		   "qsize = 64\r\n"
+		   "key = " KEY "\n"
+		   "  # indented comment\n"
+		   "hash = jhash\n"
+		   "gro = off\n"
+		   "xdp-mode = skb\n"
+		   "bucket-stats = yes\n"
+		   "symmetric = no\n"
+		   "remote = drop", &lo, &a);
+	ASSERT_EQ(a.ret, 0, "the file applies");
+	ASSERT_EQ(a.c.err_lines, 0, "nothing on stderr");
+	ASSERT_EQ(lo.steer.cpus_given, 1, "cpus given");
+	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
+	ASSERT_EQ(lo.cm.qsize, 64, "qsize, the line ended by CR LF");
+	ASSERT_EQ(lo.qsize_given, 1, "qsize given");
+	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
+	ASSERT_EQ(lo.steer.cfg.hash_fn, CPUSTEER_HASH_JHASH, "hash");
+	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only gro asked of the device");
+	ASSERT_EQ(lo.dev.gro, 0, "gro off");
+	ASSERT_EQ(lo.xdp_mode_given, 1, "xdp-mode given");
+	ASSERT_EQ(lo.bucket_stats, 1, "a flag set by yes");
+	ASSERT_EQ(lo.symmetric_off, 1, "symmetric = no gives --no-symmetric");
+	ASSERT_EQ(lo.steer.symmetric_given, 0, "and not --symmetric");
+	ASSERT_EQ(lo.remote_given, 1, "the last line, without a newline");
+
+	apply_text("bucket-stats = false\nsymmetric = true\n", &lo, &a);
+	ASSERT_EQ(a.ret, 0, "true and false");
+	ASSERT_EQ(lo.bucket_stats, 0, "a flag without a no- form left alone by false");
+	ASSERT_EQ(lo.steer.symmetric_given, 1, "symmetric = true");
+}
+
+static void expect_bad_line(const char *text, const char *where, const char *mention)
+{
+	char what[1024], shown[128];
+	struct load_opts lo;
+	struct applied a;
+
+	apply_text(text, &lo, &a);
+	log_printable(text, shown, sizeof(shown));
+	snprintf(what, sizeof(what), "'%s' refused", shown);
+	ASSERT_TRUE(a.ret < 0, what);
+	snprintf(what, sizeof(what), "'%s': one line on stderr", shown);
+	ASSERT_EQ(a.c.err_lines, 1, what);
+	snprintf(what, sizeof(what), "'%s': says 'cpusteer: %s' and '%s': %s", shown, where, mention,
+		 a.c.err);
+	ASSERT_TRUE(!strncmp(a.c.err, "cpusteer: ", 10) && !strncmp(a.c.err + 10, where, strlen(where)) &&
+		    strstr(a.c.err, mention), what);
+}
+
+static void test_bad_lines_name_file_and_line(void)
+{
+	expect_bad_line("cpus = 0\nqsize = 0\n", "x.conf:2: ", "bad --qsize '0'");
+	expect_bad_line("# c\nqueue = 4\n", "x.conf:2: ", "unknown key 'queue'");
+	expect_bad_line("cpus = 0\n\ncpus = 1\n", "x.conf:3: ", "'cpus' is given twice, also on line 1");
+	expect_bad_line("cpus 0\n", "x.conf:1: ", "expected KEY = VALUE");
+	expect_bad_line(" = 0\n", "x.conf:1: ", "expected KEY = VALUE");
+	expect_bad_line("cpus =\n", "x.conf:1: ", "'cpus' needs a value");
+	expect_bad_line("symmetric = maybe\n", "x.conf:1: ", "expected yes or no");
+	expect_bad_line("config = /etc/other.conf\n", "x.conf:1: ", "cannot be given in a file");
+	expect_bad_line("cpus = 0 # the first\n", "x.conf:1: ", "0 # the first");
+	expect_bad_line("remote = redirect:\x1b[2J\n", "x.conf:1: ", "\\x1b[2J");
+	expect_bad_line("help = yes\n", "x.conf:1: ", "unknown key 'help'");
+}
+
+static void test_nul_byte_refused(void)
+{
+	struct load_opts lo = {};
+	char text[] = "cpus = 0\n\0qsize = 1\n";
+	struct tu_caught c;
+	int ret;
+
+	tu_catch_begin(&c);
+	ret = config_text_apply(text, sizeof(text) - 1, "x.conf", &load_command, &lo);
+	tu_catch_end(&c);
+	ASSERT_TRUE(ret < 0, "a NUL byte refused");
+	ASSERT_EQ(lo.steer.cpus_given, 0, "before any line applies");
+	ASSERT_TRUE(strstr(c.err, "NUL byte") != NULL, c.err);
+}
+
+/* A folder of our own under /tmp, and files in it. */
+static char dir[64];
+
+static int make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/cpusteer-config.XXXXXX");
+	return mkdtemp(dir) ? 0 : -errno;
+}
+
+static void write_file(const char *name, const char *text, mode_t mode)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	chmod(path, mode);
+}
+
+static void remove_dir(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		printf("#   cannot remove %s\n", dir);
+}
+
+struct parsed {
+	int ret;
+	struct load_opts lo;
+	struct tu_caught c;
+};
+
+/* load_opts_parse on "COMMAND eth0 ARGS..." where the word FILE stands
+ * for the path of `name` in the folder.
+ */
+static void parse_with(const struct cli_command *cmd, const char *name, struct parsed *p, ...)
+{
+	char *argv[16], path[128], *arg;
+	int argc = 0;
+	va_list ap;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	argv[argc++] = (char *)cmd->name;
+	argv[argc++] = "eth0";
+	va_start(ap, p);
+	while ((arg = va_arg(ap, char *)) && argc < 15)
+		argv[argc++] = strcmp(arg, "FILE") ? arg : path;
+	va_end(ap);
+	argv[argc] = NULL;
+	tu_catch_begin(&p->c);
+	p->ret = load_opts_parse(&p->lo, cmd, argc, argv);
+	tu_catch_end(&p->c);
+}
+
+static void test_command_line_wins_over_the_file(void)
+{
+	struct parsed p;
+
+	if (make_dir())
+		SKIP("no folder in /tmp");
+	write_file("eth0.conf", "cpus = 0\nqsize = 128\nxdp-mode = skb\n", 0600);
+	parse_with(&load_command, "eth0.conf", &p, "--qsize", "64", "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "load --qsize 64 --config FILE");
+	ASSERT_EQ(p.lo.cm.qsize, 64, "the command line's qsize, given before --config");
+	ASSERT_EQ(p.lo.steer.cpus_given, 1, "the file's cpus");
+	ASSERT_EQ(p.lo.xdp_mode_given, 1, "the file's xdp-mode");
+	ASSERT_TRUE(p.lo.ifname && !strcmp(p.lo.ifname, "eth0"), "the interface");
+	parse_with(&load_command, "eth0.conf", &p, "--config", "FILE", "--qsize", "32", NULL);
+	ASSERT_EQ(p.lo.cm.qsize, 32, "the command line's qsize, given after --config");
+	parse_with(&load_command, "eth0.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(p.lo.cm.qsize, 128, "the file's qsize");
+	/* set takes load's file, xdp-mode and all: it checks those against
+	 * the running instance itself.
+	 */
+	parse_with(&set_command, "eth0.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "set --config with a file for load");
+	ASSERT_EQ(p.lo.xdp_mode_given, 1, "set sees the file's xdp-mode");
+	write_file("bad.conf", "cpus = 0\nqsize = big\n", 0600);
+	parse_with(&set_command, "bad.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(cli_exit_status(p.ret), 2, "a bad file is a usage error");
+	ASSERT_EQ(p.c.err_lines, 1, "one line");
+	ASSERT_TRUE(strstr(p.c.err, "bad.conf:2: bad --qsize 'big'") != NULL, p.c.err);
+	parse_with(&load_command, "eth0.conf", &p, "--config", "FILE", "--qsize", "0", NULL);
+	ASSERT_EQ(p.c.err_lines, 1, "a bad command line with a good file: one line");
+	ASSERT_TRUE(strstr(p.c.err, "bad --qsize '0'") && !strstr(p.c.err, "conf:"), p.c.err);
+	remove_dir();
+}
+
+/* Refused with one line naming `mention`, and nothing of it applied. */
+static void expect_refused(const char *name, const char *mention, const char *what)
+{
+	char msg[1024];
+	struct parsed p;
+
+	parse_with(&load_command, name, &p, "--config", "FILE", NULL);
+	snprintf(msg, sizeof(msg), "%s: refused", what);
+	ASSERT_TRUE(p.ret < 0, msg);
+	snprintf(msg, sizeof(msg), "%s: one line", what);
+	ASSERT_EQ(p.c.err_lines, 1, msg);
+	snprintf(msg, sizeof(msg), "%s: says '%s': %s", what, mention, p.c.err);
+	ASSERT_TRUE(strstr(p.c.err, mention) != NULL, msg);
+	snprintf(msg, sizeof(msg), "%s: no option applied", what);
+	ASSERT_EQ(p.lo.qsize_given, 0, msg);
+}
+
+static void test_files_others_could_write_are_refused(void)
+{
+	char path[128], big[CONFIG_MAX_BYTES + 64];
+	struct parsed p;
+
+	if (geteuid())
+		SKIP("needs root: files owned by another user");
+	if (make_dir())
+		SKIP("no folder in /tmp");
+	write_file("group.conf", "qsize = 64\n", 0620);
+	expect_refused("group.conf", "writable by no one else", "a file its group may write");
+	write_file("world.conf", "qsize = 64\n", 0602);
+	expect_refused("world.conf", "writable by no one else", "a file anyone may write");
+	write_file("nobody.conf", "qsize = 64\n", 0600);
+	snprintf(path, sizeof(path), "%s/nobody.conf", dir);
+	ASSERT_EQ(chown(path, 65534, 65534), 0, "chown to nobody");
+	expect_refused("nobody.conf", "owned by uid 65534", "another user's file");
+	write_file("good.conf", "qsize = 64\n", 0644);
+	snprintf(path, sizeof(path), "%s/link.conf", dir);
+	ASSERT_EQ(symlink("good.conf", path), 0, "a link to a good file");
+	expect_refused("link.conf", "a symbolic link", "a link");
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	ASSERT_EQ(mkfifo(path, 0600), 0, "a FIFO");
+	expect_refused("fifo.conf", "not a regular file", "a FIFO, which must not hang the read");
+	snprintf(path, sizeof(path), "%s/folder.conf", dir);
+	ASSERT_EQ(mkdir(path, 0700), 0, "a folder");
+	expect_refused("folder.conf", "not a regular file", "a folder");
+	expect_refused("missing.conf", "No such file", "a missing file");
+	memset(big, '#', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	write_file("big.conf", big, 0600);
+	expect_refused("big.conf", "larger than", "a file of more than 64 KiB");
+
+	parse_with(&load_command, "good.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "root's file, mode 0644, in root's folder 0700 under sticky /tmp");
+	ASSERT_EQ(p.lo.cm.qsize, 64, "and applied");
+	ASSERT_EQ(chmod(dir, 0777), 0, "the folder made writable by all");
+	expect_refused("good.conf", "lets others replace it", "a file in a folder anyone may write");
+	ASSERT_EQ(chmod(dir, 01777), 0, "the folder made sticky");
+	parse_with(&load_command, "good.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "a file in a sticky folder");
+	ASSERT_EQ(chmod(dir, 0700), 0, "the folder back to 0700");
+	ASSERT_EQ(chown(dir, 65534, 65534), 0, "the folder given to nobody");
+	expect_refused("good.conf", "lets others replace it", "a file in another user's folder");
+	remove_dir();
+}
+
+/* The example holds every option a service would set, each line valid
+ * once uncommented; only the bench's floor and the negation of a flag
+ * are left out.
+ */
+static void test_example_holds_every_option(void)
+{
+	static const char *const left_out[] = { CONFIG_OPTION, "no-touch", "no-symmetric" };
+	char *text = NULL, *uncommented, *line, *end, key[80];
+	const struct cli_group *g;
+	const struct cli_option *o;
+	struct load_opts lo;
+	struct applied a;
+	size_t len = 0, i;
+	FILE *f = fopen(EXAMPLE, "r");
+	bool listed;
+
+	if (!f || getdelim(&text, &len, '\0', f) < 0) {
+		ASSERT_TRUE(0, "read " EXAMPLE);
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	for (g = load_command.groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			snprintf(key, sizeof(key), "\n#%s = ", o->name);
+			listed = strstr(text, key);
+			for (i = 0; i < ARRAY_SIZE(left_out); i++)
+				listed |= !strcmp(o->name, left_out[i]);
+			ASSERT_TRUE(listed, key + 2);
+		}
+	/* "#cpus = 0-3" as "cpus = 0-3", every other line blank. */
+	uncommented = calloc(1, strlen(text) + 1);
+	for (line = text, i = 0; uncommented && *line; line = end + !!*end) {
+		end = line + strcspn(line, "\n");
+		if (line[0] == '#' && line[1] >= 'a' && line[1] <= 'z')
+			i += sprintf(uncommented + i, "%.*s", (int)(end - line - 1), line + 1);
+		uncommented[i++] = '\n';
+	}
+	apply_text(uncommented ? uncommented : "", &lo, &a);
+	ASSERT_EQ(a.ret, 0, "every line of the example applies uncommented");
+	ASSERT_EQ(a.c.err_lines, 0, a.c.err);
+	ASSERT_EQ(lo.steer.cpus_given && lo.steer.hash_given && lo.qsize_given && lo.xdp_mode_given, 1,
+		  "the uncommented lines were applied");
+	free(uncommented);
+	free(text);
+}
+
+int main(void)
+{
+	static const struct tu_test tests[] = {
+		TU_TEST(test_lines_apply_as_options),
+		TU_TEST(test_bad_lines_name_file_and_line),
+		TU_TEST(test_nul_byte_refused),
+		TU_TEST(test_command_line_wins_over_the_file),
+		TU_TEST(test_files_others_could_write_are_refused),
+		TU_TEST(test_example_holds_every_option),
+	};
+
+	return tu_run(tests, ARRAY_SIZE(tests));
+}
