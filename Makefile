@@ -81,15 +81,15 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 $(OUT)/loader/%.o: loader/%.c $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(OUT)/cpusteer: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $(OUT)/selftests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # The program tests of the steering object, test_steer_*, share a fixture
 # (an instance configured as the commands configure one, frames run
@@ -100,7 +100,7 @@ STEER_TESTS   := $(filter $(OUT)/selftests/test_steer_%,$(TEST_PROGS))
 $(STEER_FIXTURE): selftests/steer_fixture.c selftests/steer_fixture.h selftests/test_util.h \
 		  $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS) | $(OUT)/selftests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iselftests -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Iselftests -c $< -o $@
 
 $(STEER_TESTS): $(STEER_FIXTURE) selftests/steer_fixture.h
 $(STEER_TESTS): private TEST_OBJS := $(STEER_FIXTURE)
@@ -112,11 +112,11 @@ LINKED_TOOLS := $(addprefix $(OUT)/selftests/tools/,kernel_log_kinds napi_show u
 
 $(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c $(LIB_OBJS) | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
 $(OUT)/selftests/tools/%: selftests/tools/%.c $(wildcard include/*.h) | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory all

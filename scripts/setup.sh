@@ -12,9 +12,11 @@
 set -eu
 # clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
 # builds and loads the BPF objects with each.
+# debhelper and lintian: selftests/test_deb.sh builds the Debian package
+# and checks it.
 packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
 libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps
-jq python3 util-linux"
+jq python3 util-linux debhelper lintian"
 kernels_dir=
 if [ "${1:-}" = --kernels ]; then
 	kernels_dir=${2:-}
