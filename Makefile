@@ -6,7 +6,8 @@
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
 #   make install    the binary, cpusteer.8, the bash completion, the systemd
-#                   unit cpusteer@.service and an example configuration under
+#                   units cpusteer@.service and cpusteer-exporter.service and
+#                   an example configuration under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
@@ -26,7 +27,8 @@ CFLAGS   ?= -O2 -g
 # by their bare names from any of them.
 LOADER_DIRS := loader $(sort $(patsubst %/,%,$(wildcard loader/*/)))
 CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(addprefix -I,$(LOADER_DIRS))
-LDLIBS   := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz) -lpcap -lm
+LDLIBS   := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz) -lpcap -lm \
+            $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
@@ -164,26 +166,30 @@ $(OUT)/cpusteer.bash: $(OUT)/cpusteer
 	$(Q)$(OUT)/cpusteer --bash-completion > $@
 
 # The BPF objects are in the binary (skeletons): nothing else to install.
-# The unit reads its configuration from SYSCONFDIR, /etc whatever the
+# The units read their configuration from SYSCONFDIR, /etc whatever the
 # PREFIX, since that is where a service's files are looked for; UNITDIR
 # under /usr/local is one systemd also searches.
 PREFIX     ?= /usr/local
 SYSCONFDIR ?= /etc
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
-INSTALLED := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
-	     $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
-	     $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer \
-	     $(DESTDIR)$(UNITDIR)/cpusteer@.service \
-	     $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
+# The units, made from dist/UNIT.in with the paths of this install.
+UNITS      := cpusteer@.service cpusteer-exporter.service
+INSTALLED  := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
+	      $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
+	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer \
+	      $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
+	      $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
 install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
 	$(Q)install -D -m 0755 $(OUT)/cpusteer $(DESTDIR)$(PREFIX)/sbin/cpusteer
 	$(Q)install -D -m 0644 cpusteer.8 $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8
 	$(Q)install -D -m 0644 $(OUT)/cpusteer.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
-	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-		dist/cpusteer@.service.in > $(OUT)/cpusteer@.service
-	$(Q)install -D -m 0644 $(OUT)/cpusteer@.service $(DESTDIR)$(UNITDIR)/cpusteer@.service
+	$(Q)for unit in $(UNITS); do \
+		sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+			dist/$$unit.in > $(OUT)/$$unit && \
+		install -D -m 0644 $(OUT)/$$unit $(DESTDIR)$(UNITDIR)/$$unit || exit 1; \
+	done
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
 uninstall:

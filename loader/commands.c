@@ -10,6 +10,7 @@ const struct cli_command *const cpusteer_commands[] = {
 	&status_command,
 	&unload_command,
 	&stats_command,
+	&exporter_command,
 	&balance_command,
 	&classify_command,
 	&sample_pcap_command,

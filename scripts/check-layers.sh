@@ -15,6 +15,7 @@ declare -A may_include=(
 	[loader/instance]="loader/lib loader/device loader/instance"
 	[loader]="loader/lib loader/device loader/instance loader"
 	[loader/bench]="loader/lib loader/device loader/instance loader loader/bench"
+	[loader/exporter]="loader/lib loader/device loader/instance loader loader/exporter"
 )
 
 # The folder of every loader header, by bare name.

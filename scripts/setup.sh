@@ -12,10 +12,10 @@
 set -eu
 # clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
 # builds and loads the BPF objects with each.
-# debhelper and lintian: selftests/test_deb.sh builds the Debian package
-# and checks it.
+# libmicrohttpd: the exporter's HTTP server. debhelper and lintian:
+# selftests/test_deb.sh builds the Debian package and checks it.
 packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
-libelf-dev zlib1g-dev libpcap-dev iproute2 ethtool iperf3 tcpdump procps
+libelf-dev zlib1g-dev libpcap-dev libmicrohttpd-dev iproute2 ethtool iperf3 tcpdump procps
 jq python3 util-linux debhelper lintian"
 kernels_dir=
 if [ "${1:-}" = --kernels ]; then
@@ -40,6 +40,27 @@ if [ -n "$missing" ]; then
 	echo "setup: installing$missing"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The exporter's tests check its output with promtool, from Debian's
+# prometheus package. Installing that package would also enable and start
+# a Prometheus server on this machine, so only promtool is taken from it.
+promtool=$(dirname "$0")/../build/tools/promtool
+if [ ! -x "$promtool" ]; then
+	echo "setup: fetching promtool from Debian's prometheus package"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	(cd "$tmp" && apt-get download -qq prometheus 2>/dev/null) ||
+		{ apt-get update -qq && (cd "$tmp" && apt-get download -qq prometheus); } || {
+		echo "setup: cannot download Debian's prometheus package for promtool" >&2
+		exit 1
+	}
+	dpkg-deb -x "$tmp"/prometheus_*.deb "$tmp/root"
+	mkdir -p "${promtool%/*}"
+	install -m 0755 "$tmp/root/usr/bin/promtool" "$promtool.new"
+	mv "$promtool.new" "$promtool"
+	rm -rf "$tmp"
+	trap - EXIT
 fi
 [ -n "$kernels_dir" ] || exit 0
 

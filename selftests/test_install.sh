@@ -3,7 +3,7 @@
 # they install: made from the option tables, it must offer every command
 # and every option each command's --help lists, fixed values where an
 # option has them, and interface names where an interface goes. The
-# systemd unit it installs passes systemd's own check and runs the
+# systemd units it installs pass systemd's own check and run the
 # installed binary on files under SYSCONFDIR.
 #
 # Not in kernel runs: no kernel in it, and make writes to the tree (2 s on the host)
@@ -29,7 +29,7 @@ test_install_puts_the_listed_files() {
 		{ t_fail "make install failed: $out"; return; }
 	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
 	t_eq "installed files" \
-		"./usr/lib/systemd/system/cpusteer@.service ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
+		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
 		"$files"
 	"$ROOT/usr/sbin/cpusteer" --help >/dev/null || t_fail "the installed binary does not run"
 	cmp -s "$TU_TOP/cpusteer.8" "$ROOT/usr/share/man/man8/cpusteer.8" ||
@@ -39,18 +39,22 @@ test_install_puts_the_listed_files() {
 
 # Installed where its paths are real (no DESTDIR), so that systemd can
 # check the commands it would run; --man=no: the page is not in man's path.
-test_unit_verifies() {
-	local prefix=$T_TMP/prefix unit out
+test_units_verify() {
+	local prefix=$T_TMP/prefix unit units out
 
-	unit=$prefix/lib/systemd/system/cpusteer@.service
+	units=$prefix/lib/systemd/system
+	unit=$units/cpusteer@.service
 	out=$(make -s -C "$TU_TOP" install PREFIX="$prefix" SYSCONFDIR="$T_TMP/etc" 2>&1) ||
 		{ t_fail "make install failed: $out"; return; }
 	if ! command -v systemd-analyze >/dev/null; then
-		t_skip "no systemd-analyze to check the unit with"
+		t_skip "no systemd-analyze to check the units with"
 		return
 	fi
-	out=$(systemd-analyze verify --man=no "$unit" 2>&1)
+	out=$(systemd-analyze verify --man=no "$unit" "$units/cpusteer-exporter.service" 2>&1)
 	t_eq "systemd-analyze verify: status $? and" "status 0 and " "status $? and $out"
+	t_eq "the exporter unit's command" \
+		"ExecStart=$prefix/sbin/cpusteer exporter \$ARGS" \
+		"$(grep '^ExecStart=' "$units/cpusteer-exporter.service")"
 	t_eq "the unit's start command" \
 		"ExecStart=$prefix/sbin/cpusteer load %I --config $T_TMP/etc/cpusteer/%I.conf" \
 		"$(grep '^ExecStart=' "$unit")"
@@ -103,7 +107,7 @@ test_uninstall_removes_them() {
 
 all_tests() {
 	t_run install_puts_the_listed_files test_install_puts_the_listed_files
-	t_run unit_verifies test_unit_verifies
+	t_run units_verify test_units_verify
 	t_run completion_completes_commands test_completion_completes_commands
 	t_run completion_offers_every_option test_completion_offers_every_option
 	t_run completion_offers_values_and_interfaces test_completion_offers_values_and_interfaces

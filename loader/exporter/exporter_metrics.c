@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The exposition: one table of families, each written whole (HELP, TYPE,
+ * then the series of every instance) before the next begins, as the
+ * format requires. Every family is there even with no instance, so a
+ * reader can tell a truncated text from a short one.
+ *
+ * Per-CPU families have a series for every possible CPU, zeros included:
+ * a CPU that becomes a target later then has a series from the start,
+ * and rate() does not miss its first packets.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include "exporter_metrics.h"
+#include "kernel_features.h"
+#include "names.h"
+#include "stats_view.h"
+#include "tunnel_opts.h"
+
+struct out {
+	FILE *f;
+	const char *family;
+	int ncpus;
+};
+
+void metrics_escape(FILE *f, const char *v, bool quoted)
+{
+	for (; *v; v++) {
+		if (*v == '\\')
+			fputs("\\\\", f);
+		else if (*v == '\n')
+			fputs("\\n", f);
+		else if (*v == '"' && quoted)
+			fputs("\\\"", f);
+		else
+			fputc(*v, f);
+	}
+}
+
+static void label(struct out *o, const char **sep, const char *name, const char *value)
+{
+	fprintf(o->f, "%s%s=\"", *sep, name);
+	metrics_escape(o->f, value, true);
+	fputc('"', o->f);
+	*sep = ",";
+}
+
+/* One series of the current family: the labels of instance `m` (none
+ * for NULL), then more labels as name, value pairs up to a NULL name,
+ * then the value.
+ */
+static void series(struct out *o, const struct metrics_instance *m, __u64 value, ...)
+{
+	const char *sep = "{", *name;
+	char netns[24];
+	va_list ap;
+
+	fputs(o->family, o->f);
+	if (m) {
+		snprintf(netns, sizeof(netns), "%llu", (unsigned long long)m->netns_cookie);
+		label(o, &sep, "interface", m->interface);
+		label(o, &sep, "netns", netns);
+	}
+	va_start(ap, value);
+	while ((name = va_arg(ap, const char *)))
+		label(o, &sep, name, va_arg(ap, const char *));
+	va_end(ap);
+	if (*sep == ',')
+		fputc('}', o->f);
+	fprintf(o->f, " %llu\n", (unsigned long long)value);
+}
+
+/* A __u64 at byte `offset` of a counter struct (all of them are __u64
+ * words, trace.h).
+ */
+static __u64 word(const void *counters, size_t offset)
+{
+	return *(const __u64 *)((const char *)counters + offset);
+}
+
+/* Per-CPU figures of a sample, by CPU and a field of its counter struct. */
+static __u64 rx_field(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	(void)n;
+	return word(&s->rx[cpu], field);
+}
+
+static __u64 redirected_to(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	(void)field;
+	return sample_redirected_to(s, n, cpu);
+}
+
+static __u64 enqueue_field(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	struct enqueue_count e = sample_enqueue_to(s, n, cpu);
+
+	return word(&e, field);
+}
+
+static __u64 kthread_field(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	(void)n;
+	return word(&s->kthread[cpu], field);
+}
+
+static __u64 remote_field(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	(void)n;
+	return word(&s->remote[cpu], field);
+}
+
+/* A family with a series per CPU, and per value of a second label. */
+struct per_cpu {
+	__u64 (*get)(const struct stats_sample *s, int ncpus, int cpu, size_t field);
+	const char *label;	/* the second label, or NULL for one row */
+	int nrows;
+	struct {
+		const char *value;
+		size_t field;
+	} rows[4];
+};
+
+#define ONE_ROW(get_, type_, field_) \
+	{ .get = (get_), .nrows = 1, .rows = { { NULL, offsetof(type_, field_) } } }
+
+static const struct per_cpu received = ONE_ROW(rx_field, struct cpusteer_counters, rx_packets);
+static const struct per_cpu redirected = { .get = redirected_to, .nrows = 1 };
+static const struct per_cpu enqueued = ONE_ROW(enqueue_field, struct enqueue_count, processed);
+static const struct per_cpu enqueue_drops = ONE_ROW(enqueue_field, struct enqueue_count, drops);
+static const struct per_cpu enqueue_bulks = ONE_ROW(enqueue_field, struct enqueue_count, bulks);
+static const struct per_cpu kthread_packets = ONE_ROW(kthread_field, struct kthread_count, processed);
+static const struct per_cpu kthread_drops = ONE_ROW(kthread_field, struct kthread_count, drops);
+static const struct per_cpu kthread_sched = ONE_ROW(kthread_field, struct kthread_count, sched);
+static const struct per_cpu kthread_xdp = {
+	.get = kthread_field, .label = "action", .nrows = 3,
+	.rows = { { "pass", offsetof(struct kthread_count, xdp_pass) },
+		  { "drop", offsetof(struct kthread_count, xdp_drop) },
+		  { "redirect", offsetof(struct kthread_count, xdp_redirect) } },
+};
+static const struct per_cpu remote = {
+	.get = remote_field, .label = "outcome", .nrows = 4,
+	.rows = { { "pass", offsetof(struct cpusteer_remote_counters, passed) },
+		  { "drop", offsetof(struct cpusteer_remote_counters, dropped) },
+		  { "redirect", offsetof(struct cpusteer_remote_counters, redirected) },
+		  { "redirect_error", offsetof(struct cpusteer_remote_counters, redirect_errors) } },
+};
+
+struct family {
+	const char *name;
+	const char *type;
+	const char *help;
+	/* Exporter-wide families have one series, total(); the others a
+	 * block per instance, from emit() and what it reads below.
+	 */
+	__u64 (*total)(const struct metrics_scrape *s);
+	void (*emit)(struct out *o, const struct metrics_instance *m, const struct family *fam);
+	__u64 (*value)(const struct metrics_instance *m);	/* emit_value */
+	size_t target_array;	/* emit_targets: a __u32 per target CPU */
+	const struct per_cpu *per_cpu;				/* emit_per_cpu */
+	enum counter_group_index group;				/* emit_group */
+	const char *label;					/* emit_group */
+};
+
+static void emit_value(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	series(o, m, fam->value(m), NULL);
+}
+
+static const char *yes_no(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static void emit_info(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	char inner[160], non_ip[16], qsize[12], buckets[12], prog[12];
+
+	(void)fam;
+	inner_format(&m->cfg, inner, sizeof(inner));
+	if (m->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
+		snprintf(non_ip, sizeof(non_ip), "pass");
+	else
+		snprintf(non_ip, sizeof(non_ip), "cpu:%u", m->cfg.non_ip_cpu);
+	snprintf(qsize, sizeof(qsize), "%u", m->st.qsize);
+	snprintf(buckets, sizeof(buckets), "%u", m->cfg.nbuckets);
+	snprintf(prog, sizeof(prog), "%u", m->st.prog_id);
+	series(o, m, 1, "xdp_mode", xdp_mode_name(m->st.xdp_mode), "hash",
+	       hash_fn_name(m->cfg.hash_fn), "symmetric", yes_no(m->cfg.symmetric), "inner", inner,
+	       "non_ip", non_ip, "remote", remote_action_name(m->st.remote), "qsize", qsize,
+	       "buckets", buckets, "bucket_stats", yes_no(m->cfg.bucket_stats), "program_id", prog,
+	       NULL);
+}
+
+static void emit_tracepoints(struct out *o, const struct metrics_instance *m,
+			     const struct family *fam)
+{
+	int tp;
+
+	(void)fam;
+	for (tp = 0; tp < TP_COUNT; tp++)
+		series(o, m, m->traced[tp], "tracepoint", tracepoint_name(tp), NULL);
+}
+
+static void emit_targets(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	const __u32 *values = (const __u32 *)((const char *)m + fam->target_array);
+	char cpu[12];
+	__u32 i;
+
+	for (i = 0; i < m->cpus.n && i < CPUSTEER_MAX_CPUS; i++) {
+		snprintf(cpu, sizeof(cpu), "%u", m->cpus.cpu[i]);
+		series(o, m, values[i], "cpu", cpu, NULL);
+	}
+}
+
+static void emit_per_cpu(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	const struct per_cpu *p = fam->per_cpu;
+	char cpu[12];
+	int c, r;
+
+	for (c = 0; c < o->ncpus; c++) {
+		snprintf(cpu, sizeof(cpu), "%d", c);
+		for (r = 0; r < p->nrows; r++)
+			series(o, m, p->get(&m->sample, o->ncpus, c, p->rows[r].field), "cpu", cpu,
+			       p->label, p->rows[r].value, NULL);
+	}
+}
+
+static void emit_group(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	const struct counter_group *g = &counter_groups[fam->group];
+	struct cpusteer_counters sum;
+	__u32 i;
+
+	sample_rx_all(&sum, &m->sample, o->ncpus);
+	for (i = 0; i < g->n; i++)
+		series(o, m, group_counts(g, &sum)[i], fam->label, g->name(i), NULL);
+}
+
+static void emit_exceptions(struct out *o, const struct metrics_instance *m,
+			    const struct family *fam)
+{
+	int slot;
+
+	(void)fam;
+	for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
+		series(o, m, m->sample.exceptions[slot], "action", exception_slot_name(slot), NULL);
+}
+
+static __u64 instances(const struct metrics_scrape *s)
+{
+	return s->n;
+}
+
+static __u64 skipped(const struct metrics_scrape *s)
+{
+	return s->skipped;
+}
+
+static __u64 present(const struct metrics_instance *m)
+{
+	return m->present;
+}
+
+static __u64 cpumap_gro(const struct metrics_instance *m)
+{
+	return !!(m->st.kernel_features & KF_CPUMAP_GRO);
+}
+
+static __u64 redirect_errors(const struct metrics_instance *m)
+{
+	return m->sample.redirect_errors;
+}
+
+#define TP " (tracepoint: counts from when the exporter attached to the instance)"
+
+static const struct family families[] = {
+	{ "cpusteer_instances", "gauge",
+	  "cpusteer instances exported, of every network namespace", .total = instances },
+	{ "cpusteer_instances_skipped", "gauge",
+	  "instance folders under /sys/fs/bpf/cpusteer not exported at this scrape: being loaded "
+	  "or unloaded, left by an interrupted command, busy, or of another cpusteer version",
+	  .total = skipped },
+	{ "cpusteer_instance_info", "gauge", "the instance's settings, as labels; always 1",
+	  .emit = emit_info },
+	{ "cpusteer_interface_present", "gauge",
+	  "1 while the interface the instance was loaded on is in its network namespace",
+	  .emit = emit_value, .value = present },
+	{ "cpusteer_cpumap_gro", "gauge",
+	  "1 when the kernel's cpumap does GRO itself (probed when the instance was loaded)",
+	  .emit = emit_value, .value = cpumap_gro },
+	{ "cpusteer_tracepoint_attached", "gauge",
+	  "1 when the exporter counts this tracepoint for the instance; the series it feeds stay 0 "
+	  "otherwise", .emit = emit_tracepoints },
+	{ "cpusteer_cpu_weight", "gauge", "weight of each target CPU",
+	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, cpus.weight) },
+	{ "cpusteer_cpu_buckets", "gauge", "buckets of the indirection table each target CPU owns",
+	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, buckets) },
+	{ "cpusteer_received_packets_total", "counter",
+	  "packets the steering program saw, by receiving CPU",
+	  .emit = emit_per_cpu, .per_cpu = &received },
+	{ "cpusteer_redirected_packets_total", "counter", "packets steered to each target CPU",
+	  .emit = emit_per_cpu, .per_cpu = &redirected },
+	{ "cpusteer_passed_packets_total", "counter",
+	  "packets passed to the stack of the receiving CPU, by reason",
+	  .emit = emit_group, .group = GROUP_PASSED, .label = "reason" },
+	{ "cpusteer_error_packets_total", "counter",
+	  "packets passed to the stack of the receiving CPU because steering failed, by error",
+	  .emit = emit_group, .group = GROUP_ERRORS, .label = "error" },
+	{ "cpusteer_inner_steered_packets_total", "counter",
+	  "tunnelled packets steered by their inner flow (load --inner), by tunnel",
+	  .emit = emit_group, .group = GROUP_INNER_STEERED, .label = "tunnel" },
+	{ "cpusteer_inner_fallback_packets_total", "counter",
+	  "tunnelled packets steered by their outer flow after all, by reason",
+	  .emit = emit_group, .group = GROUP_INNER_FALLBACK, .label = "reason" },
+	{ "cpusteer_nic_hash_packets_total", "counter",
+	  "with --hash nic, where each packet's hash came from",
+	  .emit = emit_group, .group = GROUP_NIC_HASH, .label = "source" },
+	{ "cpusteer_cpumap_enqueued_packets_total", "counter",
+	  "packets offered to each target CPU's cpumap queue, drops included" TP,
+	  .emit = emit_per_cpu, .per_cpu = &enqueued },
+	{ "cpusteer_cpumap_enqueue_dropped_packets_total", "counter",
+	  "packets dropped because the target CPU's cpumap queue was full" TP,
+	  .emit = emit_per_cpu, .per_cpu = &enqueue_drops },
+	{ "cpusteer_cpumap_enqueue_bulks_total", "counter",
+	  "bulk flushes into each target CPU's cpumap queue, up to 8 packets each" TP,
+	  .emit = emit_per_cpu, .per_cpu = &enqueue_bulks },
+	{ "cpusteer_cpumap_kthread_packets_total", "counter",
+	  "packets the cpumap kthread of each target CPU took from its queue" TP,
+	  .emit = emit_per_cpu, .per_cpu = &kthread_packets },
+	{ "cpusteer_cpumap_kthread_dropped_packets_total", "counter",
+	  "packets the cpumap kthread dropped because no skb could be allocated" TP,
+	  .emit = emit_per_cpu, .per_cpu = &kthread_drops },
+	{ "cpusteer_cpumap_kthread_sched_total", "counter",
+	  "cpumap kthread rounds that ended in a reschedule" TP,
+	  .emit = emit_per_cpu, .per_cpu = &kthread_sched },
+	{ "cpusteer_cpumap_kthread_xdp_packets_total", "counter",
+	  "verdicts of the second-stage program as the cpumap kthread counted them" TP,
+	  .emit = emit_per_cpu, .per_cpu = &kthread_xdp },
+	{ "cpusteer_remote_packets_total", "counter",
+	  "the second-stage program's own counters (load --remote), by target CPU",
+	  .emit = emit_per_cpu, .per_cpu = &remote },
+	{ "cpusteer_xdp_exceptions_total", "counter",
+	  "XDP exceptions on the interface, by action" TP, .emit = emit_exceptions },
+	{ "cpusteer_xdp_redirect_errors_total", "counter",
+	  "failed XDP redirects on the interface" TP, .emit = emit_value, .value = redirect_errors },
+};
+
+int metrics_write(FILE *f, const struct metrics_scrape *s)
+{
+	struct out o = { .f = f, .ncpus = s->ncpus };
+	const struct family *fam;
+	size_t i;
+
+	for (fam = families; fam < families + sizeof(families) / sizeof(families[0]); fam++) {
+		o.family = fam->name;
+		fprintf(f, "# HELP %s ", fam->name);
+		metrics_escape(f, fam->help, false);
+		fprintf(f, "\n# TYPE %s %s\n", fam->name, fam->type);
+		if (fam->total)
+			series(&o, NULL, fam->total(s), NULL);
+		else
+			for (i = 0; i < s->n; i++)
+				fam->emit(&o, s->in[i], fam);
+	}
+	return ferror(f) ? -EIO : 0;
+}

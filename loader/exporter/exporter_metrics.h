@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What `cpusteer exporter` serves: the instances it read at one scrape,
+ * written in the Prometheus text exposition format 0.0.4. Every family
+ * has its HELP and TYPE lines and its series together, the series of
+ * every instance in one block; counters are exact counts, never rates.
+ * This file only formats: exporter_scan.c reads the instances, so the
+ * text can be tested without a kernel.
+ *
+ * Every instance series has the labels `interface` (spelt as cpusteer's
+ * other outputs spell it: bytes outside printable ASCII, and the
+ * backslash, as \xNN) and `netns` (the cookie of its network namespace,
+ * the number in its pin folder /sys/fs/bpf/cpusteer/ns<cookie>; the
+ * kernel never hands a cookie out twice).
+ */
+#ifndef CPUSTEER_EXPORTER_METRICS_H
+#define CPUSTEER_EXPORTER_METRICS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "cpuset.h"
+#include "cpusteer.h"
+#include "ifname.h"
+#include "trace.h"
+
+#define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* One instance as read at one scrape. */
+struct metrics_instance {
+	char interface[IFNAME_SHOWN_LEN];
+	__u64 netns_cookie;
+	struct cpusteer_instance_state st;	/* its record */
+	struct cpusteer_config cfg;		/* live */
+	struct cpuset cpus;			/* targets and weights, from the record */
+	__u32 buckets[CPUSTEER_MAX_CPUS];	/* owned, parallel to cpus.cpu[] */
+	bool present;		/* its interface is in its namespace */
+	bool traced[TP_COUNT];	/* tracepoints counted for it */
+	/* Steering counters since load; tracepoint counters since the
+	 * exporter attached to the instance.
+	 */
+	struct stats_sample sample;
+};
+
+struct metrics_scrape {
+	int ncpus;				/* possible CPUs */
+	const struct metrics_instance *const *in;
+	size_t n;
+	__u32 skipped;		/* instance folders that could not be read */
+};
+
+/* The exposition of `s`; 0, or -EIO when `f` failed. */
+int metrics_write(FILE *f, const struct metrics_scrape *s);
+
+/* `v` escaped for a label value (`quoted`: backslash, double quote and
+ * newline) or for a HELP line (backslash and newline).
+ */
+void metrics_escape(FILE *f, const char *v, bool quoted);
+
+#endif

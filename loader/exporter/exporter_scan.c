@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "exporter_scan.h"
+#include "indirection.h"
+#include "instance.h"
+#include "instance_state.h"
+#include "log.h"
+#include "netns.h"
+#include "pin_tree.h"
+
+/* An instance found at some scrape. Its tracer counts the events of one
+ * cpumap (by id: a reload makes another) and one device (the ifindex in
+ * the instance's namespace, 0 once the device is gone); when either
+ * changes, it is attached anew and its counts start again.
+ */
+struct followed {
+	__u64 cookie;
+	char ifname[IF_NAMESIZE];
+	bool seen;		/* its folder is there at this scrape */
+	bool readable;		/* and it was read */
+	bool tracing;
+	__u32 cpumap_id;
+	int ifindex;
+	struct tracer tracer;
+	struct metrics_instance m;
+};
+
+struct scan {
+	int ncpus;
+	__u64 own_cookie;
+	int own_ns;			/* this thread's network namespace */
+	struct followed **f;		/* sorted by namespace, then name */
+	size_t n, cap;
+	const struct metrics_instance **out;
+	__u32 skipped;
+	__u32 *table;			/* room for the largest bucket table */
+	bool fatal;			/* stranded in another namespace */
+};
+
+static void forget(struct followed *f)
+{
+	if (f->tracing)
+		tracer_close(&f->tracer);
+	sample_free(&f->m.sample);
+	free(f);
+}
+
+void scan_close(struct scan *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++)
+		forget(s->f[i]);
+	free(s->f);
+	free(s->out);
+	free(s->table);
+	if (s->own_ns >= 0)
+		close(s->own_ns);
+	free(s);
+}
+
+int scan_open(struct scan **out)
+{
+	struct scan *s = calloc(1, sizeof(*s));
+	__u64 ino;
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->own_ns = -1;
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0) {
+		err = s->ncpus ? s->ncpus : -EINVAL;
+		log_err("cannot count the possible CPUs: %s", strerror(-err));
+		goto fail;
+	}
+	err = netns_self(&s->own_cookie, &ino);
+	if (err)
+		goto fail;
+	s->own_ns = open(NETNS_SELF, O_RDONLY | O_CLOEXEC);
+	s->table = calloc(CPUSTEER_MAX_BUCKETS, sizeof(*s->table));
+	if (s->own_ns < 0 || !s->table) {
+		err = s->own_ns < 0 ? -errno : -ENOMEM;
+		log_err("exporter: cannot start: %s", strerror(-err));
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	scan_close(s);
+	return err;
+}
+
+static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
+{
+	struct followed *f, **grown;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->f[i]->cookie == cookie && !strcmp(s->f[i]->ifname, ifname))
+			return s->f[i];
+	if (s->n == s->cap) {
+		grown = realloc(s->f, (s->cap * 2 + 4) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		s->f = grown;
+		s->cap = s->cap * 2 + 4;
+	}
+	f = calloc(1, sizeof(*f));
+	if (!f || sample_alloc(&f->m.sample, s->ncpus)) {
+		free(f);
+		return NULL;
+	}
+	f->cookie = cookie;
+	snprintf(f->ifname, sizeof(f->ifname), "%s", ifname);
+	f->m.netns_cookie = cookie;
+	log_printable(ifname, f->m.interface, sizeof(f->m.interface));
+	s->f[s->n++] = f;
+	return f;
+}
+
+struct attach_job {
+	struct followed *f;
+	__u32 cpumap_id;
+	bool ns_here;		/* the thread is in the instance's namespace */
+};
+
+/* Whether the instance's device is there, and a tracer for its cpumap
+ * and device; in the instance's namespace, whose ifindexes the device
+ * tracepoints filter by.
+ */
+static int attach(struct attach_job *j)
+{
+	struct followed *f = j->f;
+	int ifindex, err;
+
+	f->m.present = j->ns_here && state_device_here(&f->m.st);
+	ifindex = f->m.present ? (int)f->m.st.ifindex : 0;
+	if (f->tracing && f->cpumap_id == j->cpumap_id && f->ifindex == ifindex)
+		return 0;
+	if (f->tracing)
+		tracer_close(&f->tracer);
+	f->cpumap_id = j->cpumap_id;
+	f->ifindex = ifindex;
+	err = tracer_open(&f->tracer, j->cpumap_id, ifindex);
+	f->tracing = !err;
+	if (err)
+		log_err("cannot set up the tracepoints for %s: %s", f->m.interface, strerror(-err));
+	else
+		log_debug("tracepoints attached for %s in network namespace %llu", f->m.interface,
+			  (unsigned long long)f->cookie);
+	return err;
+}
+
+/* attach() inside the instance's namespace, on this thread, then back.
+ * A namespace that cannot be found or entered is gone, or going: its
+ * device is gone with it.
+ */
+static int attach_in_netns(struct scan *s, struct attach_job *j)
+{
+	const struct followed *f = j->f;
+	char path[300];
+	int fd, err;
+
+	j->ns_here = true;
+	if (f->cookie == s->own_cookie)
+		return attach(j);
+	fd = netns_locate(f->cookie, f->m.st.netns_ino, path, sizeof(path)) ? -1
+		: open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		if (fd >= 0)
+			close(fd);
+		j->ns_here = false;
+		return attach(j);
+	}
+	close(fd);
+	err = attach(j);
+	if (setns(s->own_ns, CLONE_NEWNET)) {
+		log_err("exporter: cannot return to its own network namespace: %s", strerror(errno));
+		s->fatal = true;
+		return -ENOTRECOVERABLE;
+	}
+	return err;
+}
+
+static void count_buckets(struct scan *s, const struct steer_instance *in,
+			  struct metrics_instance *m)
+{
+	state_get_cpus(&m->st, &m->cpus);
+	memset(m->buckets, 0, sizeof(m->buckets));
+	if (m->cfg.nbuckets > CPUSTEER_MAX_BUCKETS)
+		return;
+	instance_read_table(in, s->table, m->cfg.nbuckets);
+	indirection_count(s->table, m->cfg.nbuckets, &m->cpus, m->buckets);
+}
+
+static int read_pinned(struct scan *s, struct followed *f, struct steer_instance *in)
+{
+	struct attach_job j = { .f = f, .cpumap_id = instance_cpumap_id(in) };
+	int err = attach_in_netns(s, &j);
+
+	if (err)
+		return err;
+	memcpy(f->m.traced, f->tracer.attached, sizeof(f->m.traced));
+	err = instance_read_config(in, &f->m.cfg);
+	if (err)
+		return err;
+	count_buckets(s, in, &f->m);
+	return sample_read(&f->tracer, in, &f->m.sample);
+}
+
+/* -ENOENT when there is no instance (unloaded, or a load that has not
+ * made its record yet).
+ */
+static int read_instance(struct scan *s, struct followed *f)
+{
+	struct instance_dir d;
+	struct steer_instance in;
+	int err;
+
+	instance_dir_init_in(&d, f->ifname, f->cookie, 0);
+	err = instance_dir_open(&d, DIR_LOCK_SH);
+	if (err)
+		return err;
+	err = instance_read_record(d.fd, &f->m.st);
+	/* Only a finished load leaves every pin; a set changes none. */
+	if (!err && f->m.st.phase != CPUSTEER_PHASE_READY &&
+	    f->m.st.phase != CPUSTEER_PHASE_SETTING)
+		err = -EAGAIN;
+	if (!err)
+		err = instance_open_pinned(&in, d.fd, d.shown);
+	if (!err) {
+		err = read_pinned(s, f, &in);
+		instance_close(&in);
+	}
+	instance_dir_close(&d);
+	return err;
+}
+
+static int visit(__u64 cookie, const char *ifname, void *arg)
+{
+	struct scan *s = arg;
+	struct followed *f = follow(s, cookie, ifname);
+	int err;
+
+	if (!f) {
+		s->skipped++;
+		return 0;
+	}
+	err = read_instance(s, f);
+	f->seen = err != -ENOENT;
+	f->readable = !err;
+	s->skipped += err && err != -ENOENT;
+	return s->fatal ? -ENOTRECOVERABLE : 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct followed *x = *(const struct followed *const *)a;
+	const struct followed *y = *(const struct followed *const *)b;
+
+	if (x->cookie != y->cookie)
+		return x->cookie < y->cookie ? -1 : 1;
+	return strcmp(x->ifname, y->ifname);
+}
+
+int scan_update(struct scan *s, struct metrics_scrape *out)
+{
+	const struct metrics_instance **list;
+	size_t i, kept = 0;
+	int err;
+
+	for (i = 0; i < s->n; i++)
+		s->f[i]->seen = s->f[i]->readable = false;
+	s->skipped = 0;
+	err = pin_tree_walk(visit, s);
+	if (err)
+		return err;
+	for (i = 0; i < s->n; i++) {
+		if (s->f[i]->seen)
+			s->f[kept++] = s->f[i];
+		else
+			forget(s->f[i]);
+	}
+	s->n = kept;
+	qsort(s->f, s->n, sizeof(*s->f), by_place);
+	list = realloc(s->out, (s->n + 1) * sizeof(*list));
+	if (!list) {
+		log_err("exporter: out of memory");
+		return -ENOMEM;
+	}
+	s->out = list;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->n; i++)
+		if (s->f[i]->readable)
+			list[out->n++] = &s->f[i]->m;
+	out->in = list;
+	out->ncpus = s->ncpus;
+	out->skipped = s->skipped;
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The instances `cpusteer exporter` follows, in every network namespace:
+ * at each scrape it walks the pin tree, reads every instance under a
+ * shared lock that it lets go before the next one, attaches tracepoints
+ * to instances it has not seen before, and closes what it kept of
+ * instances that are gone. Between scrapes it holds no lock and no map,
+ * only the tracepoint programs of each instance (trace.h), whose counts
+ * start when they attach.
+ *
+ * The tracepoints of an instance of another network namespace must be
+ * attached from inside that namespace (tracer_open() takes the namespace
+ * from /proc/self, which names the main thread's), so scan_update()
+ * moves the calling thread there and back: call it from the main thread
+ * only, and from one thread at a time.
+ */
+#ifndef CPUSTEER_EXPORTER_SCAN_H
+#define CPUSTEER_EXPORTER_SCAN_H
+
+#include "exporter_metrics.h"
+
+struct scan;
+
+/* 0, or a negative errno after one line. */
+int scan_open(struct scan **s);
+void scan_close(struct scan *s);
+
+/* Reads every instance into *out, which stays valid until the next call.
+ * A negative errno after one line when the pin tree is refused, and
+ * -ENOTRECOVERABLE when the thread could not return to its own network
+ * namespace (the process must stop).
+ */
+int scan_update(struct scan *s, struct metrics_scrape *out);
+
+#endif

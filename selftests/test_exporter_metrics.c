@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The exporter's exposition text (loader/exporter_metrics.c), from
+ * instances made up here: no kernel, no pins. The format's rules
+ * (Prometheus text 0.0.4) are checked line by line: HELP and TYPE once
+ * per family and before its series, a family's series together, counter
+ * names ending in _total, label values escaped; and the values are the
+ * samples' counts, exact.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "exporter_metrics.h"
+#include "instance.h"
+#include "kernel_features.h"
+#include "log.h"
+#include "test_util.h"
+
+#define NCPUS 2
+
+/* The exposition of `n` instances, as one string to free. */
+static char *exposition(const struct metrics_instance *const *in, size_t n, __u32 skipped)
+{
+	struct metrics_scrape s = { .ncpus = NCPUS, .in = in, .n = n, .skipped = skipped };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT_EQ(metrics_write(f, &s), 0, "metrics_write");
+	fclose(f);
+	return text;
+}
+
+static char *escaped(const char *v, bool quoted)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	metrics_escape(f, v, quoted);
+	fclose(f);
+	return text;
+}
+
+/* An instance on `ifname` in namespace `cookie`, targets CPUs 0 and 1,
+ * with no packets counted yet.
+ */
+static void instance_init_test(struct metrics_instance *m, const char *ifname, __u64 cookie)
+{
+	memset(m, 0, sizeof(*m));
+	log_printable(ifname, m->interface, sizeof(m->interface));
+	m->netns_cookie = cookie;
+	m->st.xdp_mode = 1;
+	m->st.qsize = 2048;
+	m->st.remote = REMOTE_DROP;
+	m->st.prog_id = 77;
+	m->st.kernel_features = KF_CPUMAP_GRO;
+	m->cfg.nbuckets = 512;
+	m->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
+	m->cpus.n = 2;
+	m->cpus.cpu[0] = 0;
+	m->cpus.cpu[1] = 1;
+	m->cpus.weight[0] = 1;
+	m->cpus.weight[1] = 3;
+	m->buckets[0] = 128;
+	m->buckets[1] = 384;
+	m->present = true;
+	m->traced[TP_CPUMAP_ENQUEUE] = true;
+	ASSERT_EQ(sample_alloc(&m->sample, NCPUS), 0, "sample_alloc");
+}
+
+/* Whether `line` is a whole line of `text`. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p;
+
+	for (p = text; (p = strstr(p, line)); p += n)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define ASSERT_LINE(text, line)                                               \
+	do {                                                                  \
+		if (!has_line(text, line))                                    \
+			printf("#   missing line: %s\n", line);               \
+		ASSERT_TRUE(has_line(text, line), "line in the exposition");  \
+	} while (0)
+
+static void test_label_values_are_escaped(void)
+{
+	char *q = escaped("a\"b\\c\nd", true), *h = escaped("a\"b\\c\nd", false);
+
+	ASSERT_TRUE(!strcmp(q, "a\\\"b\\\\c\\nd"), "label value: \\ \" and newline escaped");
+	ASSERT_TRUE(!strcmp(h, "a\"b\\\\c\\nd"), "HELP text: \\ and newline escaped, \" kept");
+	free(q);
+	free(h);
+}
+
+/* An interface name may hold any byte but '/', ':' and white space: as
+ * everywhere in cpusteer it is shown with \xNN for the unprintable ones
+ * and the backslash, and that is then escaped for the format.
+ */
+static void test_odd_interface_name_is_one_valid_label(void)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	char *text;
+
+	instance_init_test(&m, "o\"\\\xff", 3);
+	text = exposition(in, 1, 0);
+	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"o\\\"\\\\x5c\\\\xff\",netns=\"3\"} 1");
+	free(text);
+	sample_free(&m.sample);
+}
+
+/* How many lines of `text` start with `start`. */
+static int lines_starting(const char *text, const char *start)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = text; (p = strstr(p, start)); p++)
+		n += p == text || p[-1] == '\n';
+	return n;
+}
+
+/* Every family: HELP then TYPE, once, and then only its own series; a
+ * counter's name ends in _total. Returns the number of families.
+ */
+static int check_structure(const char *text)
+{
+	char *copy = strdup(text), *line, *save = NULL, family[128] = "", help[128] = "";
+	char name[128], what[256], start[160];
+	int families = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "# HELP %127s", help) == 1)
+			continue;
+		if (sscanf(line, "# TYPE %127s", name) == 1) {
+			snprintf(what, sizeof(what), "TYPE of %s follows its HELP", name);
+			ASSERT_TRUE(!strcmp(name, help), what);
+			snprintf(start, sizeof(start), "# HELP %s ", name);
+			snprintf(what, sizeof(what), "one HELP line of %s", name);
+			ASSERT_EQ(lines_starting(text, start), 1, what);
+			snprintf(start, sizeof(start), "# TYPE %s ", name);
+			snprintf(what, sizeof(what), "one TYPE line of %s", name);
+			ASSERT_EQ(lines_starting(text, start), 1, what);
+			snprintf(what, sizeof(what), "counter %s ends in _total", name);
+			if (strstr(line, " counter"))
+				ASSERT_TRUE(strlen(name) > 6 &&
+					    !strcmp(name + strlen(name) - 6, "_total"), what);
+			snprintf(family, sizeof(family), "%s", name);
+			families++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "{ "), line);
+		snprintf(what, sizeof(what), "series %s under its own TYPE (%s)", name, family);
+		ASSERT_TRUE(!strcmp(name, family), what);
+	}
+	free(copy);
+	return families;
+}
+
+static void test_families_are_whole_and_together(void)
+{
+	struct metrics_instance a, b;
+	const struct metrics_instance *in[] = { &a, &b };
+	char *text, *none;
+	int families;
+
+	instance_init_test(&a, "eth0", 5);
+	instance_init_test(&b, "eth1", 9);
+	text = exposition(in, 2, 0);
+	none = exposition(NULL, 0, 0);
+	families = check_structure(text);
+	ASSERT_EQ(check_structure(none), families, "families with no instance");
+	ASSERT_EQ(lines_starting(text, "# TYPE "), families, "TYPE lines");
+	ASSERT_TRUE(families >= 20, "families");
+	ASSERT_LINE(none, "cpusteer_instances 0");
+	ASSERT_LINE(text, "cpusteer_instances 2");
+	ASSERT_EQ(lines_starting(text, "cpusteer_received_packets_total{"), 2 * NCPUS,
+		  "a received series per CPU of each instance");
+	free(text);
+	free(none);
+	sample_free(&a.sample);
+	sample_free(&b.sample);
+}
+
+static void test_counts_are_the_samples(void)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	struct stats_sample *s = &m.sample;
+	char *text;
+
+	instance_init_test(&m, "eth0", 5);
+	s->rx[0].rx_packets = 100;
+	s->rx[1].rx_packets = 11;
+	s->rx[0].passed[CPUSTEER_PASS_NON_IP] = 3;
+	s->rx[1].passed[CPUSTEER_PASS_NON_IP] = 2;
+	s->rx[1].errors[CPUSTEER_ERR_BAD_BUCKET] = 1;
+	s->rx[0].inner_steered[CPUSTEER_TUNNEL_GRE] = 4;
+	s->redirected[0 * NCPUS + 1] = 60;	/* CPU 0 to CPU 1 */
+	s->redirected[1 * NCPUS + 1] = 8;
+	s->redirected[0 * NCPUS + 0] = 37;
+	s->enqueue[0 * NCPUS + 1].processed = 60;
+	s->enqueue[1 * NCPUS + 1].processed = 8;
+	s->enqueue[1 * NCPUS + 1].drops = 2;
+	s->kthread[1].processed = 66;
+	s->kthread[1].xdp_drop = 66;
+	s->remote[1].dropped = 66;
+	s->exceptions[XDP_ABORTED] = 9;
+	s->redirect_errors = 12345678901ULL;
+	text = exposition(in, 1, 2);
+#define L "interface=\"eth0\",netns=\"5\""
+	ASSERT_LINE(text, "cpusteer_instances 1");
+	ASSERT_LINE(text, "cpusteer_instances_skipped 2");
+	ASSERT_LINE(text, "cpusteer_received_packets_total{" L ",cpu=\"0\"} 100");
+	ASSERT_LINE(text, "cpusteer_received_packets_total{" L ",cpu=\"1\"} 11");
+	ASSERT_LINE(text, "cpusteer_redirected_packets_total{" L ",cpu=\"0\"} 37");
+	ASSERT_LINE(text, "cpusteer_redirected_packets_total{" L ",cpu=\"1\"} 68");
+	ASSERT_LINE(text, "cpusteer_passed_packets_total{" L ",reason=\"non_ip\"} 5");
+	ASSERT_LINE(text, "cpusteer_passed_packets_total{" L ",reason=\"bad_l3\"} 0");
+	ASSERT_LINE(text, "cpusteer_error_packets_total{" L ",error=\"bad_bucket\"} 1");
+	ASSERT_LINE(text, "cpusteer_inner_steered_packets_total{" L ",tunnel=\"gre\"} 4");
+	ASSERT_LINE(text, "cpusteer_cpumap_enqueued_packets_total{" L ",cpu=\"1\"} 68");
+	ASSERT_LINE(text, "cpusteer_cpumap_enqueue_dropped_packets_total{" L ",cpu=\"1\"} 2");
+	ASSERT_LINE(text, "cpusteer_cpumap_kthread_packets_total{" L ",cpu=\"1\"} 66");
+	ASSERT_LINE(text, "cpusteer_cpumap_kthread_xdp_packets_total{" L ",cpu=\"1\",action=\"drop\"} 66");
+	ASSERT_LINE(text, "cpusteer_remote_packets_total{" L ",cpu=\"1\",outcome=\"drop\"} 66");
+	ASSERT_LINE(text, "cpusteer_remote_packets_total{" L ",cpu=\"0\",outcome=\"redirect_error\"} 0");
+	ASSERT_LINE(text, "cpusteer_xdp_exceptions_total{" L ",action=\"aborted\"} 9");
+	ASSERT_LINE(text, "cpusteer_xdp_redirect_errors_total{" L "} 12345678901");
+	ASSERT_LINE(text, "cpusteer_cpu_weight{" L ",cpu=\"1\"} 3");
+	ASSERT_LINE(text, "cpusteer_cpu_buckets{" L ",cpu=\"0\"} 128");
+	ASSERT_LINE(text, "cpusteer_cpumap_gro{" L "} 1");
+	ASSERT_LINE(text, "cpusteer_tracepoint_attached{" L ",tracepoint=\"xdp_cpumap_enqueue\"} 1");
+	ASSERT_LINE(text, "cpusteer_tracepoint_attached{" L ",tracepoint=\"xdp_exception\"} 0");
+	free(text);
+	sample_free(&m.sample);
+}
+
+/* The settings are labels of one series; the key is not among them. */
+static void test_info_has_the_settings_not_the_key(void)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	char *text;
+
+	instance_init_test(&m, "eth0", 5);
+	m.cfg.key[0] = 0x1122334455667788ULL;
+	m.cfg.symmetric = 1;
+	m.cfg.non_ip_cpu = 1;
+	text = exposition(in, 1, 0);
+	ASSERT_LINE(text, "cpusteer_instance_info{" L ",xdp_mode=\"native\",hash=\"siphash13\","
+		    "symmetric=\"true\",inner=\"none\",non_ip=\"cpu:1\",remote=\"drop\",qsize=\"2048\","
+		    "buckets=\"512\",bucket_stats=\"false\",program_id=\"77\"} 1");
+	ASSERT_TRUE(!strstr(text, "1122334455667788") && !strstr(text, "key"), "no key in the text");
+#undef L
+	free(text);
+	sample_free(&m.sample);
+}
+
+static const struct tu_test tests[] = {
+	TU_TEST(test_label_values_are_escaped),
+	TU_TEST(test_odd_interface_name_is_one_valid_label),
+	TU_TEST(test_families_are_whole_and_together),
+	TU_TEST(test_counts_are_the_samples),
+	TU_TEST(test_info_has_the_settings_not_the_key),
+};
+
+int main(void)
+{
+	return tu_run(tests, ARRAY_SIZE(tests));
+}
