@@ -1,28 +1,24 @@
 #!/usr/bin/env bash
-# cpusteer exporter: its options, the HTTP side, counts that agree with the
-# frames sent and with stats, instances of other network namespaces,
-# instances that come and go, concurrent scrapes, and the text file.
+# cpusteer exporter on this kernel: what it reads of instances and of the
+# cpumap and XDP tracepoints. Counts that agree with the frames sent and
+# with stats, device errors counted in another namespace, an instance of
+# a third namespace with a name to escape, instances that come and go,
+# and the exporter's programs gone after SIGTERM. Its HTTP side, options
+# and text file are test_exporter_http.sh's.
 #
-#   netns csA<pid>                        netns csB<pid>
-#   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
-#   no IPv6, static neighbours            cpusteer load --cpus 0-1
-#   udp_flows send: 32 flows x 100        cpusteer exporter (127.0.0.1:9435 of B)
-#                                         curl http://127.0.0.1:9435/metrics
+#   (the topology of lib_exporter.sh, and)
 #   netns csC<pid>
 #   o"\<pid> ---- op<pid>                 cpusteer load on o"\<pid>: another
 #                                         namespace, and a name to escape
 #
-# The exporter runs in B, so its port is B's own; it reads B's instance
-# from its own namespace and C's from C, which it enters. One more runs in
-# the host namespace, which it enters B from. Other cpusteer
-# instances on the machine (other test runs) show in its output too: the
-# checks look only at the series of this run's instances.
+# The exporter in B reads B's instance from its own namespace and C's
+# from C, which it enters. One more runs in the host namespace, which it
+# enters B from.
 # shellcheck disable=SC2317 # the test functions run through t_run
 set -u
-# shellcheck source=selftests/lib_netns.sh
-. "$(dirname "$0")/lib_netns.sh"
+# shellcheck source=selftests/lib_exporter.sh
+. "$(dirname "$0")/lib_exporter.sh"
 
-PROMTOOL=${PROMTOOL:-$NETNS_TOP/build/tools/promtool}
 FLOWS=32
 PER_FLOW=100
 SENT=$((FLOWS * PER_FLOW))
@@ -30,145 +26,20 @@ NSC=csC$$
 # shellcheck disable=SC1003 # the backslash is part of the name
 ODD='o"\'$$			# an interface name with a quote and a backslash
 ODD_SHOWN='o\"\\x5c'$$		# its label value as the text spells it
-PORT=9435
-EXP_PID=			# the exporter serving on B's $PORT
-FAMILIES=			# families in a whole exposition
-COOKIE_B=''
 COOKIE_C=''
-LB=''				# the label prefix of B's instance
-LC=''				# and of C's
+LC=''				# the label prefix of C's instance
 
 tests() {
-	t_run exporter_help test_help
-	t_run exporter_bad_options_are_usage_errors test_bad_options
 	t_run exporter_once_passes_promtool test_once
 	t_run exporter_serves_metrics test_serves
-	t_run exporter_http_errors test_http_errors
 	t_run exporter_counts_are_exact test_counts
 	t_run exporter_device_errors_from_another_netns test_device_errors
 	t_run exporter_other_netns_has_its_label test_other_netns
 	t_run exporter_follows_instances_that_come_and_go test_come_and_go
-	t_run exporter_concurrent_scrapes test_concurrent
-	t_run exporter_address_in_use_fails test_address_in_use
-	t_run exporter_serves_ipv6 test_ipv6
-	t_run exporter_textfile_is_replaced_whole test_textfile_atomic
-	t_run exporter_textfile_not_through_links test_textfile_links
 	t_run exporter_sigterm_exits_0_and_detaches test_sigterm
 }
 
 in_c() { nsenter --net="/run/netns/$NSC" "$@"; }
-
-# cpusteer in B: its stdout in $OUT, stderr in $ERR, exit status in $RC.
-cs_run() {
-	OUT=$(cs "$@" 2>"$NETNS_TMP/err")
-	RC=$?
-	ERR=$(<"$NETNS_TMP/err")
-}
-
-# Runs COMMAND every 0.1 s until it succeeds, for SECONDS at most.
-wait_until() {	# SECONDS COMMAND [ARGS...]
-	local tries=$(($1 * 10))
-
-	shift
-	until "$@"; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
-# GET (or CURL-ARGS) of PATH on B's exporter into FILE; prints the status.
-scrape() {	# FILE [PATH [CURL-ARGS...]]
-	local file=$1 path=${2:-/metrics}
-
-	shift $(($# < 2 ? $# : 2))
-	in_b curl -s -m 20 -o "$file" -w '%{http_code}' "$@" "http://127.0.0.1:$PORT$path"
-}
-
-# The value of one series (its name and labels as the text spells them).
-value() {	# FILE SERIES
-	S=$2 awk '$1 == ENVIRON["S"] { print $2; found = 1 } END { if (!found) print "none" }' "$1"
-}
-
-# The sum of a family's series of one instance (LABELS: its label prefix).
-family_sum() {	# FILE FAMILY LABELS
-	P="$2{$3" awk 'index($1, ENVIRON["P"]) == 1 { s += $2 } END { print s + 0 }' "$1"
-}
-
-# How much a packet family of B's instance grew from one scrape to another.
-delta() {	# NAME BEFORE AFTER
-	echo $(($(family_sum "$3" "cpusteer_$1_packets_total" "$LB") -
-		$(family_sum "$2" "cpusteer_$1_packets_total" "$LB")))
-}
-
-# What breaks the format's rules in FILE: a family twice, a series out of
-# its family's block. Nothing when all is well.
-check_blocks() {	# FILE
-	awk '/^# HELP / { next }
-	     /^# TYPE / { if (seen[$3]++) print "second TYPE of " $3; family = $3; next }
-	     { name = $1; sub(/\{.*/, "", name)
-	       if (name != family) print "series " name " outside its family (" family ")" }' "$1"
-}
-
-# promtool's verdict on FILE; a missing promtool fails the test.
-check_promtool() {	# FILE
-	local out
-
-	if [ ! -x "$PROMTOOL" ]; then
-		t_fail "no promtool at $PROMTOOL (make setup fetches it)"
-		return
-	fi
-	out=$("$PROMTOOL" check metrics <"$1" 2>&1) || t_fail "promtool check metrics on $1: $out"
-}
-
-# The exposition is whole: every family, the last line complete.
-whole() {	# FILE
-	[ "$(grep -c '^# TYPE ' "$1")" = "$FAMILIES" ] && [ -z "$(tail -c 1 "$1")" ]
-}
-
-served() {	# URL
-	[ "$(in_b curl -sg -m 5 -o /dev/null -w '%{http_code}' "$1")" = 200 ]
-}
-
-exited() {	# PID
-	! kill -0 "$1" 2>/dev/null
-}
-
-# Signals PID, waits up to 5 s for it to exit and leaves its status in $RC.
-stop_wait() {	# PID SIGNAL
-	kill "-$2" "$1"
-	if ! wait_until 5 exited "$1"; then
-		t_fail "still running 5 s after SIG$2"
-		kill -KILL "$1"
-	fi
-	wait "$1"
-	RC=$?
-}
-
-alive() {
-	kill -0 "$EXP_PID" 2>/dev/null || t_fail "the exporter is no longer running: $(cat "$NETNS_TMP/exporter.err")"
-}
-
-test_help() {
-	cs_run exporter --help
-	t_eq "exit status" 0 "$RC"
-	t_eq "first line" "usage: cpusteer exporter [OPTIONS]" "$(head -n 1 <<<"$OUT")"
-}
-
-test_bad_options() {
-	local args
-
-	for args in "--listen 127.0.0.1" "--listen 127.0.0.1:0" "--listen 127.0.0.1:65536" \
-		"--listen localhost:9435" "--listen ::1:9435" "--listen [::1]" "--listen 10.1.2:80" \
-		"--interval 5" "--once --listen 127.0.0.1:9" "--textfile x --once --interval 1" \
-		"--textfile x --interval 0" "extra"; do
-		# shellcheck disable=SC2086
-		cs_run exporter $args
-		t_eq "exit status of exporter $args" 2 "$RC"
-		t_eq "stderr lines of exporter $args" 1 "$(grep -c . <<<"$ERR")"
-		t_eq "stdout of exporter $args" "" "$OUT"
-	done
-}
 
 # From B itself: B's instance is the exporter's own namespace's.
 test_once() {
@@ -180,8 +51,7 @@ test_once() {
 	printf '%s\n' "$OUT" >"$f"
 	check_promtool "$f"
 	t_eq "format problems" "" "$(check_blocks "$f")"
-	FAMILIES=$(grep -c '^# TYPE ' "$f")
-	t_ge "families" 20 "$FAMILIES"
+	t_ge "families" 20 "$(grep -c '^# TYPE ' "$f")"
 	t_eq "info series of vethB" 1 "$(grep -c "^cpusteer_instance_info{$LB," "$f")"
 	t_eq "vethB present" 1 "$(value "$f" "cpusteer_interface_present{$LB}")"
 	t_eq "xdp_exception counted for vethB" 1 \
@@ -193,33 +63,11 @@ test_once() {
 test_serves() {
 	local f=$NETNS_TMP/first.prom
 
-	bg_b "$CPUSTEER" exporter 2>"$NETNS_TMP/exporter.err"
-	EXP_PID=$BG_PID
-	if ! wait_until 10 served "http://127.0.0.1:$PORT/metrics"; then
-		t_fail "nothing served on 127.0.0.1:$PORT in B within 10 s: $(cat "$NETNS_TMP/exporter.err")"
-		return
-	fi
-	t_eq "content type" "text/plain; version=0.0.4; charset=utf-8" \
-		"$(scrape "$f" /metrics -w ' %{content_type}' | cut -d' ' -f2-)"
+	start_exporter
 	t_eq "status" 200 "$(scrape "$f")"
 	check_promtool "$f"
 	whole "$f" || t_fail "the exposition is not whole"
 	t_eq "info series of vethB" 1 "$(grep -c "^cpusteer_instance_info{$LB," "$f")"
-}
-
-test_http_errors() {
-	local f=$NETNS_TMP/http
-
-	t_eq "GET /" 404 "$(scrape "$f" /)"
-	t_eq "GET /metricsx" 404 "$(scrape "$f" /metricsx)"
-	t_eq "POST /metrics" 405 "$(scrape "$f" /metrics -D "$f.h" -X POST --data x=1)"
-	t_eq "Allow header of the 405" "Allow: GET, HEAD" "$(grep -i '^allow:' "$f.h" | tr -d '\r')"
-	t_eq "DELETE /metrics" 405 "$(scrape "$f" /metrics -X DELETE)"
-	t_eq "HEAD /metrics" 200 "$(scrape "$f" /metrics -I)"
-	grep -qi '^content-type: text/plain; version=0.0.4' "$f" ||
-		t_fail "HEAD has no exposition content type: $(tr -d '\r' <"$f")"
-	grep -q '^cpusteer_' "$f" && t_fail "HEAD has a body"
-	alive
 }
 
 has_lines() {	# FILE N
@@ -381,92 +229,6 @@ test_come_and_go() {
 	alive
 }
 
-# Two scrapers, 50 scrapes each, at the same time.
-test_concurrent() {
-	local dir=$NETNS_TMP/conc w pids=() f bad=0
-
-	mkdir -p "$dir"
-	for w in 1 2; do
-		(for i in $(seq 50); do scrape "$dir/$w.$i"; echo; done >"$dir/codes.$w") &
-		pids+=($!)
-	done
-	wait "${pids[@]}"
-	t_eq "answers 200" 100 "$(cat "$dir"/codes.* | grep -c '^200$')"
-	for f in "$dir"/[12].*; do
-		whole "$f" && [ -z "$(check_blocks "$f")" ] || bad=$((bad + 1))
-	done
-	t_eq "scrapes not whole or out of order" 0 "$bad"
-	check_promtool "$dir/1.50"
-	check_promtool "$dir/2.50"
-	alive
-}
-
-test_address_in_use() {
-	cs_run exporter --listen "127.0.0.1:$PORT"
-	t_eq "exit status" 1 "$RC"
-	t_eq "stderr" "cpusteer: cannot listen on 127.0.0.1:$PORT: Address already in use" "$ERR"
-	alive
-}
-
-test_ipv6() {
-	local pid
-
-	bg_b "$CPUSTEER" exporter --listen "[::1]:$((PORT + 1))" 2>"$NETNS_TMP/v6.err"
-	pid=$BG_PID
-	wait_until 10 served "http://[::1]:$((PORT + 1))/metrics" ||
-		t_fail "nothing served on [::1]:$((PORT + 1)): $(cat "$NETNS_TMP/v6.err")"
-	stop_wait "$pid" INT
-	t_eq "exit status after SIGINT" 0 "$RC"
-}
-
-test_textfile_atomic() {
-	local dir=$NETNS_TMP/textfile f pid i bad=0 first
-
-	mkdir -p "$dir"
-	f=$dir/cpusteer.prom
-	bg_b "$CPUSTEER" exporter --textfile "$f" --interval 0.01 2>"$NETNS_TMP/tf.err"
-	pid=$BG_PID
-	wait_until 10 test -e "$f" || t_fail "no $f within 10 s: $(cat "$NETNS_TMP/tf.err")"
-	first=$(stat -c %y "$f" 2>/dev/null)
-	for i in $(seq 300); do
-		cat "$f" >"$dir/read" 2>/dev/null
-		whole "$dir/read" || bad=$((bad + 1))
-		[ "$i" = 1 ] && check_promtool "$dir/read"
-	done
-	t_eq "reads not whole" 0 "$bad"
-	t_ne "the file's time after 300 reads (rewritten)" "$first" "$(stat -c %y "$f")"
-	check_promtool "$dir/read"
-	stop_wait "$pid" TERM
-	t_eq "exit status after SIGTERM" 0 "$RC"
-	t_eq "files in its folder" "cpusteer.prom read" "$(find "$dir" -mindepth 1 -printf '%f ' | tr ' ' '\n' | sort | xargs)"
-	t_eq "stderr" "" "$(cat "$NETNS_TMP/tf.err")"
-}
-
-# A link planted where the file goes is replaced, never written through,
-# and the file is readable by node_exporter whatever the umask.
-test_textfile_links() {
-	local dir=$NETNS_TMP/links
-
-	mkdir -p "$dir"
-	echo keep >"$dir/victim"
-	ln -s victim "$dir/a.prom"
-	ln -s "$dir/nowhere" "$dir/b.prom"
-	(umask 077 && cs exporter --once --textfile "$dir/a.prom" && cs exporter --once --textfile "$dir/b.prom")
-	t_eq "exit status" 0 "$?"
-	t_eq "the link's target" keep "$(cat "$dir/victim")"
-	[ -e "$dir/nowhere" ] && t_fail "a dangling link's target was created"
-	for f in a b; do
-		[ -L "$dir/$f.prom" ] && t_fail "$f.prom is still a link"
-		t_eq "mode of $f.prom" 644 "$(stat -c %a "$dir/$f.prom")"
-		check_promtool "$dir/$f.prom"
-	done
-	# An exporter that cannot write its file does not start.
-	timeout 10 nsenter --net="/run/netns/$NSB" "$CPUSTEER" exporter \
-		--textfile "$dir/missing/c.prom" 2>"$dir/err"
-	t_eq "exit status with no such folder" 1 "$?"
-	t_eq "stderr lines with no such folder" 1 "$(wc -l <"$dir/err")"
-}
-
 # The BPF programs a process holds an fd of (its tracepoints').
 programs_of() {	# PID
 	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u
@@ -506,15 +268,7 @@ cleanup_c() {
 }
 
 t_plan_of tests
-for t in curl jq bpftool; do
-	command -v $t >/dev/null || t_abort "needs $t"
-done
-netns_setup v4only || t_abort "setup: $NETNS_WHY"
+exporter_setup
 t_on_exit cleanup_c
-if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
-	t_abort "cpusteer load failed: $out"
-fi
-COOKIE_B=$(in_b "$TOOLS/netns_cookie")
-LB="interface=\"$VB\",netns=\"$COOKIE_B\""
 tests
 t_exit
