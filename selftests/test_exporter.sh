@@ -3,7 +3,8 @@
 # cpumap and XDP tracepoints. Counts that agree with the frames sent and
 # with stats, device errors counted in another namespace, an instance of
 # a third namespace with a name to escape, instances that come and go,
-# and the exporter's programs gone after SIGTERM. Its HTTP side, options
+# the exporter's programs gone after SIGTERM, and none with
+# --no-tracepoints. Its HTTP side, options
 # and text file are test_exporter_http.sh's.
 #
 #   (the topology of lib_exporter.sh, and)
@@ -37,6 +38,7 @@ tests() {
 	t_run exporter_other_netns_has_its_label test_other_netns
 	t_run exporter_follows_instances_that_come_and_go test_come_and_go
 	t_run exporter_sigterm_exits_0_and_detaches test_sigterm
+	t_run exporter_no_tracepoints_attaches_none test_no_tracepoints
 }
 
 in_c() { nsenter --net="/run/netns/$NSC" "$@"; }
@@ -254,6 +256,25 @@ test_sigterm() {
 	wait_until 2 programs_gone "$mine"
 	left=$(comm -12 <(echo "$mine") <(loaded_programs))
 	t_eq "its programs still loaded" "" "$left"
+}
+
+# --no-tracepoints: no program held, every tracepoint said to be off,
+# and the steering program's counters still there.
+test_no_tracepoints() {
+	local f=$NETNS_TMP/notp.prom pid port=$((PORT + 2))
+
+	bg_b "$CPUSTEER" exporter --no-tracepoints --listen "127.0.0.1:$port" 2>"$NETNS_TMP/notp.err"
+	pid=$BG_PID
+	if ! wait_until 10 served "http://127.0.0.1:$port/metrics"; then
+		t_fail "nothing served on 127.0.0.1:$port: $(cat "$NETNS_TMP/notp.err")"
+		return
+	fi
+	in_b curl -s -m 20 -o "$f" "http://127.0.0.1:$port/metrics"
+	t_eq "programs the exporter holds" "" "$(programs_of "$pid")"
+	t_eq "tracepoints counted for vethB" 0 "$(family_sum "$f" cpusteer_tracepoint_attached "$LB")"
+	t_ge "vethB's received series" 1 "$(grep -c "^cpusteer_received_packets_total{$LB," "$f")"
+	stop_wait "$pid" TERM
+	t_eq "exit status after SIGTERM" 0 "$RC"
 }
 
 cleanup_c() {

@@ -36,6 +36,7 @@ struct exporter_opts {
 	double interval;
 	bool interval_given;
 	bool once;
+	bool no_tracepoints;
 };
 
 struct exporter {
@@ -167,7 +168,7 @@ static int start(struct exporter *x, const struct exporter_opts *o)
 	}
 	x->interval_ns = o->interval * 1e9;
 	err = o->listening ? http_start(&x->http, &o->listen) : 0;
-	return err ?: scan_open(&x->scan);
+	return err ?: scan_open(&x->scan, !o->no_tracepoints);
 }
 
 static void stop(struct exporter *x)
@@ -213,6 +214,14 @@ static const struct cli_option exporter_options[] = {
 		   CLI_NUMBER(DEFAULT_INTERVAL)),
 	CLI_FLAG("once", struct exporter_opts, once,
 		 "read the instances once, write --textfile (or stdout), exit"),
+	/* Their programs run at every cpumap bulk flush and kthread round
+	 * while the exporter runs: 25 ns a frame against the steering
+	 * program's 119, measured with bpf_stats under a gen flood.
+	 */
+	CLI_FLAG("no-tracepoints", struct exporter_opts, no_tracepoints,
+		 "attach no tracepoint program: the cpumap, kthread\n"
+		 "and XDP error series stay 0, and cost the data path\n"
+		 "nothing"),
 	{}
 };
 

@@ -43,6 +43,7 @@ struct scan {
 	__u32 skipped;
 	__u32 *table;			/* room for the largest bucket table */
 	bool fatal;			/* stranded in another namespace */
+	bool tracepoints;		/* attach them (scan_open) */
 };
 
 static void forget(struct followed *f)
@@ -69,7 +70,7 @@ void scan_close(struct scan *s)
 	free(s);
 }
 
-int scan_open(struct scan **out)
+int scan_open(struct scan **out, bool tracepoints)
 {
 	struct scan *s = calloc(1, sizeof(*s));
 	__u64 ino;
@@ -78,6 +79,7 @@ int scan_open(struct scan **out)
 	if (!s)
 		return -ENOMEM;
 	s->own_ns = -1;
+	s->tracepoints = tracepoints;
 	s->ncpus = libbpf_num_possible_cpus();
 	if (s->ncpus <= 0) {
 		err = s->ncpus ? s->ncpus : -EINVAL;
@@ -132,6 +134,7 @@ static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
 struct attach_job {
 	struct followed *f;
 	__u32 cpumap_id;
+	bool trace;		/* attach the tracepoints, not only look */
 	bool ns_here;		/* the thread is in the instance's namespace */
 };
 
@@ -146,6 +149,8 @@ static int attach(struct attach_job *j)
 
 	f->m.present = j->ns_here && state_device_here(&f->m.st);
 	ifindex = f->m.present ? (int)f->m.st.ifindex : 0;
+	if (!j->trace)
+		return 0;
 	if (f->tracing && f->cpumap_id == j->cpumap_id && f->ifindex == ifindex)
 		return 0;
 	if (f->tracing)
@@ -206,7 +211,8 @@ static void count_buckets(struct scan *s, const struct steer_instance *in,
 
 static int read_pinned(struct scan *s, struct followed *f, struct steer_instance *in)
 {
-	struct attach_job j = { .f = f, .cpumap_id = instance_cpumap_id(in) };
+	struct attach_job j = { .f = f, .cpumap_id = instance_cpumap_id(in),
+				.trace = s->tracepoints };
 	int err = attach_in_netns(s, &j);
 
 	if (err)

@@ -20,8 +20,11 @@
 
 struct scan;
 
-/* 0, or a negative errno after one line. */
-int scan_open(struct scan **s);
+/* 0, or a negative errno after one line. With `tracepoints` false no
+ * tracepoint program is attached: the data path pays nothing for them,
+ * their series stay 0 and cpusteer_tracepoint_attached says 0.
+ */
+int scan_open(struct scan **s, bool tracepoints);
 void scan_close(struct scan *s);
 
 /* Reads every instance into *out, which stays valid until the next call.
