@@ -143,7 +143,7 @@ test_device_errors() {
 		t_fail "cpusteer load --remote redirect:lo failed: $out"
 		return
 	fi
-	"$CPUSTEER" exporter --textfile "$f" --interval 0.1 2>"$NETNS_TMP/host.err" &
+	"$CPUSTEER" exporter --textfile "$f" --interval 0.5 2>"$NETNS_TMP/host.err" &
 	pid=$!
 	_bg_pids+=("$pid")	# for netns_cleanup, as bg_b does
 	wait_until 10 grep -qs "^cpusteer_xdp_redirect_errors_total{$LB}" "$f" ||
