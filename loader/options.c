@@ -41,6 +41,14 @@ void key_format(const __u64 key[2], char *buf, size_t len)
 				 (unsigned)(key[i / 8] >> (8 * (i % 8))) & 0xff);
 }
 
+void non_ip_format(const struct cpusteer_config *cfg, char *buf, size_t len)
+{
+	if (cfg->non_ip_cpu == CPUSTEER_NON_IP_PASS)
+		snprintf(buf, len, "pass");
+	else
+		snprintf(buf, len, "cpu:%u", cfg->non_ip_cpu);
+}
+
 static int parse_non_ip(const char *arg, __u32 *cpu)
 {
 	if (!strcmp(arg, "pass")) {

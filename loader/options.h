@@ -50,5 +50,7 @@ int steer_opts_check_usage(const struct steer_opts *o);
 int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running);
 
 void key_format(const __u64 key[2], char *buf, size_t len);
+/* --non-ip as it is given: "pass" or "cpu:N". */
+void non_ip_format(const struct cpusteer_config *cfg, char *buf, size_t len);
 
 #endif

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "names.h"
 #include "netns.h"
+#include "options.h"
 #include "trace.h"
 #include "instance_state.h"
 #include "stats_view.h"
@@ -116,14 +117,6 @@ static int collect(struct instance_dir *d, struct status_view *v)
 	}
 	explain(v);
 	return 0;
-}
-
-static void format_non_ip(const struct cpusteer_config *cfg, char *buf, size_t len)
-{
-	if (cfg->non_ip_cpu == CPUSTEER_NON_IP_PASS)
-		snprintf(buf, len, "pass");
-	else
-		snprintf(buf, len, "cpu:%u", cfg->non_ip_cpu);
 }
 
 static const char *attach_kind(const struct status_view *v)
@@ -223,7 +216,7 @@ static void print_text(const struct status_view *v)
 		else
 			snprintf(redirect, sizeof(redirect), "ifindex %u", v->st.redirect_ifindex);
 	}
-	format_non_ip(&v->cfg, non_ip, sizeof(non_ip));
+	non_ip_format(&v->cfg, non_ip, sizeof(non_ip));
 	printf("  %-18s %s, %s\n", "attach", xdp_mode_name(v->st.xdp_mode),
 	       attach_kind(v));
 	printf("  %-18s %s\n", "attach path", attach_path_text(v));

@@ -14,6 +14,7 @@
 #include "exporter_metrics.h"
 #include "kernel_features.h"
 #include "names.h"
+#include "options.h"
 #include "stats_view.h"
 #include "tunnel_opts.h"
 
@@ -178,10 +179,7 @@ static void emit_info(struct out *o, const struct metrics_instance *m, const str
 
 	(void)fam;
 	inner_format(&m->cfg, inner, sizeof(inner));
-	if (m->cfg.non_ip_cpu == CPUSTEER_NON_IP_PASS)
-		snprintf(non_ip, sizeof(non_ip), "pass");
-	else
-		snprintf(non_ip, sizeof(non_ip), "cpu:%u", m->cfg.non_ip_cpu);
+	non_ip_format(&m->cfg, non_ip, sizeof(non_ip));
 	snprintf(qsize, sizeof(qsize), "%u", m->st.qsize);
 	snprintf(buckets, sizeof(buckets), "%u", m->cfg.nbuckets);
 	snprintf(prog, sizeof(prog), "%u", m->st.prog_id);
