@@ -83,11 +83,32 @@ static int check_file(int fd, const char *path, const char *shown)
 	return check_folders(real, shown);
 }
 
+/* All of fd, NUL-terminated; NULL after one line. */
+static char *read_text(int fd, const char *shown, size_t *len)
+{
+	char *text = malloc(CONFIG_MAX_BYTES + 1);
+	ssize_t n = 0;
+
+	*len = 0;
+	while (text && (n = read(fd, text + *len, CONFIG_MAX_BYTES + 1 - *len)) > 0)
+		*len += n;
+	if (text && n >= 0 && *len <= CONFIG_MAX_BYTES) {
+		text[*len] = '\0';
+		return text;
+	}
+	if (!text || n < 0)
+		log_err("cannot read %s: %s", shown, strerror(text ? errno : ENOMEM));
+	else
+		log_err("refusing %s: larger than %u bytes, which no configuration is", shown,
+			CONFIG_MAX_BYTES);
+	free(text);
+	return NULL;
+}
+
 /* The file's text, NUL-terminated; NULL after one line. */
 static char *read_trusted(const char *path, const char *shown, size_t *len)
 {
-	char *text = NULL;
-	ssize_t n;
+	char *text;
 	int fd;
 
 	/* O_NONBLOCK: a FIFO planted as the file must not hang the open. */
@@ -99,27 +120,9 @@ static char *read_trusted(const char *path, const char *shown, size_t *len)
 			log_err("cannot read %s: %s", shown, strerror(errno));
 		return NULL;
 	}
-	if (check_file(fd, path, shown))
-		goto out;
-	text = malloc(CONFIG_MAX_BYTES + 1);
-	*len = 0;
-	while (text && (n = read(fd, text + *len, CONFIG_MAX_BYTES + 1 - *len)) > 0)
-		*len += n;
-	if (!text || n < 0) {
-		log_err("cannot read %s: %s", shown, strerror(text ? errno : ENOMEM));
-	} else if (*len > CONFIG_MAX_BYTES) {
-		log_err("refusing %s: larger than %u bytes, which no configuration is", shown,
-			CONFIG_MAX_BYTES);
-	} else {
-		text[*len] = '\0';
-		close(fd);
-		return text;
-	}
-	free(text);
-	text = NULL;
-out:
+	text = check_file(fd, path, shown) ? NULL : read_text(fd, shown, len);
 	close(fd);
-	return NULL;
+	return text;
 }
 
 static char *trim(char *s, char *end)
