@@ -289,6 +289,10 @@ static int for_each_entry(int dirfd, int (*fn)(int dirfd, const char *name, void
 			close(copy);
 		return -errno;
 	}
+	/* The copy shares the folder's read position with `dirfd`: an earlier
+	 * walk that stopped halfway would make this one skip what it read.
+	 */
+	rewinddir(dir);
 	while (!err && (e = readdir(dir)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			err = fn(dirfd, e->d_name, arg);
