@@ -691,6 +691,114 @@ static void config_change_never_tears_a_decision(void)
 	env_stop(&e);
 }
 
+/* ---- removing a CPU ---- */
+
+struct shrinker {
+	struct env *e;
+	const __u32 *tables[2];		/* on CPUs 0-1, then on CPU 0 alone */
+	int stop;
+	unsigned long sets;
+	int err;
+};
+
+/* `set --cpus 0` and back, as set converges, until told to stop: the
+ * configuration is the same each time, only the table and the entries
+ * change.
+ */
+static void *shrink_and_grow(void *arg)
+{
+	struct shrinker *s = arg;
+	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
+	struct cpuset cpus[2];
+	struct instance_target t = { .cfg = &s->e->o.cfg, .cm = &cm };
+
+	cpus[0] = s->e->o.cpus;
+	cpus[1] = s->e->o.cpus;
+	cpus[1].n = 1;
+	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED) && !s->err) {
+		t.cpus = &cpus[s->sets % 2 ? 0 : 1];
+		t.table = s->tables[s->sets % 2 ? 0 : 1];
+		s->err = instance_converge(&s->e->in, &t);
+		s->sets++;
+	}
+	return NULL;
+}
+
+/* A frame may have read a bucket's old owner just before `set` gave the
+ * bucket to another CPU; the old owner's cpumap entry must outlive that
+ * frame's redirect, also when the set leaves the configuration slot as it
+ * is (same key, bucket count and hash). The order is checked by the grace
+ * periods converge waits; the frames run meanwhile must never meet a
+ * missing entry.
+ */
+static void removing_a_cpu_waits_for_frames_in_flight(void)
+{
+	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
+	struct shrinker sh = {};
+	struct counts before, after, d;
+	struct bpf_cpumap_val val;
+	struct instance_target t;
+	struct cpuset one;
+	struct pkt_spec s;
+	__u8 frame[FRAME_CAP];
+	__u32 *alone, b, cpu1 = 1;
+	unsigned int waited;
+	unsigned long frames = 0;
+	pthread_t writer;
+	size_t len;
+	struct env e;
+
+	env_init(&e);
+	env_opt(&e, "buckets", "64");
+	ENV_START(&e);
+	alone = calloc(e.o.cfg.nbuckets, sizeof(*alone));	/* every bucket on CPU 0 */
+	ASSERT_TRUE(alone != NULL, "a table for CPU 0 alone");
+	one = e.o.cpus;
+	one.n = 1;
+	t = (struct instance_target){ .cpus = &one, .cfg = &e.o.cfg, .cm = &cm, .table = alone };
+	waited = instance_grace_periods;
+	ASSERT_EQ(instance_converge(&e.in, &t), 0, "set --cpus 0, configuration unchanged");
+	ASSERT_EQ(instance_grace_periods - waited, 1u,
+		  "grace periods between the table write and the removal of CPU 1's entry");
+	ASSERT_NE(bpf_map_lookup_elem(e.in.maps.cpu_map, &cpu1, &val), 0,
+		  "CPU 1's cpumap entry after the set");
+
+	sh.e = &e;
+	sh.tables[0] = e.table;
+	sh.tables[1] = alone;
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	len = build(&s, frame);
+	ASSERT_EQ(read_counts(&e, &before), 0, "read the counters");
+	if (pthread_create(&writer, NULL, shrink_and_grow, &sh)) {
+		ASSERT_TRUE(false, "start the set loop");
+		free(alone);
+		env_stop(&e);
+		return;
+	}
+	while (__atomic_load_n(&sh.sets, __ATOMIC_RELAXED) < 200 && !sh.err) {
+		/* Every flow of the run, so that some hash to CPU 1's buckets. */
+		for (b = 0; b < 16; b++) {
+			s.sport = 1000 + b;
+			len = build(&s, frame);
+			run_frame(&e, frame, len);
+			frames++;
+		}
+	}
+	__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(writer, NULL);
+	ASSERT_EQ(read_counts(&e, &after), 0, "read the counters");
+	d = counts_since(&before, &after);
+	printf("#   %lu sets, %lu frames: %llu redirected, %llu without a cpumap entry\n",
+	       sh.sets, frames, (unsigned long long)d.redirected,
+	       (unsigned long long)d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY]);
+	ASSERT_EQ(sh.err, 0, "the sets");
+	ASSERT_EQ(d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], 0ull,
+		  "frames that met a removed cpumap entry");
+	ASSERT_EQ(d.redirected, (__u64)frames, "frames redirected");
+	free(alone);
+	env_stop(&e);
+}
+
 /* ---- the no-touch floor ---- */
 
 /* The target CPU of one redirect, from the counters it moved: the
@@ -799,6 +907,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(bucket_naming_unknown_cpu_passes_as_error),
 	TU_TEST(fast_program_agrees_with_classify),
 	TU_TEST(config_change_never_tears_a_decision),
+	TU_TEST(removing_a_cpu_waits_for_frames_in_flight),
 	TU_TEST(notouch_redirects_round_robin_over_buckets),
 };
 

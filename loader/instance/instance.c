@@ -292,95 +292,6 @@ static bool cpu_in_use(const struct instance_target *t, __u32 cpu)
 	return cpuset_contains(t->cpus, cpu) || cpu == t->cfg->non_ip_cpu;
 }
 
-/* The second stage's target is filled before the entries that redirect
- * to it, and emptied only after no entry does.
- */
-static int set_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
-{
-	__u32 zero = 0, now;
-
-	if (cm->remote != REMOTE_REDIRECT)
-		return 0;
-	if (!bpf_map_lookup_elem(in->maps.remote_devmap, &zero, &now) &&
-	    now == cm->redirect_ifindex)
-		return 0;
-	if (bpf_map_update_elem(in->maps.remote_devmap, &zero, &cm->redirect_ifindex, 0)) {
-		log_err("cannot set the redirect target ifindex %u: %s", cm->redirect_ifindex,
-			strerror(errno));
-		return -errno;
-	}
-	return 0;
-}
-
-/* A devmap entry holds its device: let it go once nothing redirects there. */
-static void clear_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
-{
-	__u32 zero = 0;
-
-	if (cm->remote != REMOTE_REDIRECT)
-		bpf_map_delete_elem(in->maps.remote_devmap, &zero);
-}
-
-static void write_table(struct steer_instance *in, const __u32 *table, __u32 nbuckets)
-{
-	__u32 b;
-
-	/* One whole-word store per bucket that changes: a packet reads either
-	 * the old owner or the new one.
-	 */
-	for (b = 0; b < nbuckets; b++)
-		if (*bucket_slot(in, b) != table[b])
-			__atomic_store_n(bucket_slot(in, b), table[b], __ATOMIC_RELAXED);
-}
-
-static void drop_unused_entries(struct steer_instance *in, const struct instance_target *t)
-{
-	struct bpf_cpumap_val val;
-	__u32 cpu;
-
-	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
-		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
-			bpf_map_delete_elem(in->maps.cpu_map, &cpu);
-}
-
-int instance_converge(struct steer_instance *in, const struct instance_target *t)
-{
-	int err = 0;
-	__u32 i;
-
-	err = set_redirect_target(in, t->cm);
-	for (i = 0; i < t->cpus->n && !err; i++)
-		err = ensure_entry(in, t->cpus->cpu[i], t->cm);
-	if (!err && t->cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
-		err = ensure_entry(in, t->cfg->non_ip_cpu, t->cm);
-	if (err)
-		return err;
-	clear_redirect_target(in, t->cm);
-	write_table(in, t->table, t->cfg->nbuckets);
-	err = instance_write_config(in, t->cfg);
-	if (!err)
-		drop_unused_entries(in, t);
-	return err;
-}
-
-int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
-		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm)
-{
-	struct instance_target t = { .cpus = cpus, .cfg = cfg, .cm = cm };
-	__u32 *table = malloc(cfg->nbuckets * sizeof(*table)), i;
-	int err;
-
-	if (!table)
-		return -ENOMEM;
-	for (i = 0; i < cfg->nbuckets; i++)
-		table[i] = BUCKET_UNOWNED;
-	indirection_rebalance(table, cfg->nbuckets, cpus);
-	t.table = table;
-	err = instance_converge(in, &t);
-	free(table);
-	return err;
-}
-
 static int lookup_zero(int fd, void *value)
 {
 	__u32 zero = 0;
@@ -412,8 +323,11 @@ static int active_slot(struct steer_instance *in, __u32 *slot)
  * membarrier is an RCU grace period. Kernels that refuse it (nohz_full)
  * get a pause far longer than any program run.
  */
+unsigned int instance_grace_periods;
+
 static void wait_for_running_programs(void)
 {
+	instance_grace_periods++;
 	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)) {
 		log_debug("membarrier: %s; pausing instead", strerror(errno));
 		usleep(PROGRAM_RUN_PAUSE_US);
@@ -423,14 +337,16 @@ static void wait_for_running_programs(void)
 /* Fill the slot no packet reads, then point packets at it. Waiting for the
  * runs that may still read the old slot makes it free for the next write:
  * a packet sees one whole configuration, never two halves. A configuration
- * already in force is left alone, wait and all.
+ * already in force is left alone, wait and all: *waited says which.
  */
-int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
+static int write_config(struct steer_instance *in, const struct cpusteer_config *cfg,
+			bool *waited)
 {
 	struct cpusteer_config now;
 	__u32 slot, zero = 0;
 	int err = active_slot(in, &slot);
 
+	*waited = false;
 	if (err) {
 		log_err("cannot read the configuration slot: %s", strerror(-err));
 		return err;
@@ -444,8 +360,128 @@ int instance_write_config(struct steer_instance *in, const struct cpusteer_confi
 		return -errno;
 	}
 	wait_for_running_programs();
+	*waited = true;
 	return 0;
 }
+
+int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg)
+{
+	bool waited;
+
+	return write_config(in, cfg, &waited);
+}
+
+/* The second stage's target is filled before the entries that redirect
+ * to it, and emptied only after no entry does.
+ */
+static int set_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
+{
+	__u32 zero = 0, now;
+
+	if (cm->remote != REMOTE_REDIRECT)
+		return 0;
+	if (!bpf_map_lookup_elem(in->maps.remote_devmap, &zero, &now) &&
+	    now == cm->redirect_ifindex)
+		return 0;
+	if (bpf_map_update_elem(in->maps.remote_devmap, &zero, &cm->redirect_ifindex, 0)) {
+		log_err("cannot set the redirect target ifindex %u: %s", cm->redirect_ifindex,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* A devmap entry holds its device: let it go once nothing redirects there. */
+static void clear_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
+{
+	__u32 zero = 0;
+
+	if (cm->remote != REMOTE_REDIRECT)
+		bpf_map_delete_elem(in->maps.remote_devmap, &zero);
+}
+
+
+static void write_table(struct steer_instance *in, const __u32 *table, __u32 nbuckets)
+{
+	__u32 b;
+
+	/* One whole-word store per bucket that changes: a packet reads either
+	 * the old owner or the new one.
+	 */
+	for (b = 0; b < nbuckets; b++)
+		if (*bucket_slot(in, b) != table[b])
+			__atomic_store_n(bucket_slot(in, b), table[b], __ATOMIC_RELAXED);
+}
+
+/* CPUs with a cpumap entry that `t` does not use. */
+static bool has_unused_entries(struct steer_instance *in, const struct instance_target *t)
+{
+	struct bpf_cpumap_val val;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
+		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
+			return true;
+	return false;
+}
+
+static void drop_unused_entries(struct steer_instance *in, const struct instance_target *t)
+{
+	struct bpf_cpumap_val val;
+	__u32 cpu;
+
+	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
+		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
+			bpf_map_delete_elem(in->maps.cpu_map, &cpu);
+}
+
+int instance_converge(struct steer_instance *in, const struct instance_target *t)
+{
+	bool waited = false;
+	int err = 0;
+	__u32 i;
+
+	err = set_redirect_target(in, t->cm);
+	for (i = 0; i < t->cpus->n && !err; i++)
+		err = ensure_entry(in, t->cpus->cpu[i], t->cm);
+	if (!err && t->cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
+		err = ensure_entry(in, t->cfg->non_ip_cpu, t->cm);
+	if (err)
+		return err;
+	clear_redirect_target(in, t->cm);
+	write_table(in, t->table, t->cfg->nbuckets);
+	err = write_config(in, t->cfg, &waited);
+	if (err || !has_unused_entries(in, t))
+		return err;
+	/* A packet that read a bucket's old owner before the table changed
+	 * may still be on its way to that CPU's entry: the runs that began
+	 * before the last write must end before the entry goes, whether or
+	 * not the configuration changed with the table.
+	 */
+	if (!waited)
+		wait_for_running_programs();
+	drop_unused_entries(in, t);
+	return 0;
+}
+
+int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
+		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm)
+{
+	struct instance_target t = { .cpus = cpus, .cfg = cfg, .cm = cm };
+	__u32 *table = malloc(cfg->nbuckets * sizeof(*table)), i;
+	int err;
+
+	if (!table)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nbuckets; i++)
+		table[i] = BUCKET_UNOWNED;
+	indirection_rebalance(table, cfg->nbuckets, cpus);
+	t.table = table;
+	err = instance_converge(in, &t);
+	free(table);
+	return err;
+}
+
 
 int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg)
 {

@@ -133,7 +133,14 @@ int instance_converge(struct steer_instance *in, const struct instance_target *t
 int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
 		       const struct cpusteer_config *cfg, const struct cpumap_opts *cm);
 
+/* Makes `cfg` the configuration packets read; one already in force is
+ * left alone.
+ */
 int instance_write_config(struct steer_instance *in, const struct cpusteer_config *cfg);
+/* Grace periods waited by this process: program runs that began before
+ * each wait had ended when it returned. For tests of the order of writes.
+ */
+extern unsigned int instance_grace_periods;
 int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg);
 /* Copies the first `nbuckets` buckets. */
 void instance_read_table(const struct steer_instance *in, __u32 *table, __u32 nbuckets);
