@@ -278,23 +278,42 @@ static int check_load_only(const struct load_opts *lo, const struct instance_dir
 	return -EINVAL;
 }
 
-/* Puts the maps back as the packets saw them and the record as it was,
- * but for the device values it recorded meanwhile: unload restores those
- * either way. When what the packets saw was already between two
- * configurations (a set killed before this one), or the way back failed,
- * the record goes on saying that a set is to be finished.
+/* Puts the maps back as the packets saw them (`live`, from `next`'s second
+ * stage) and the record as it was, but for the device values it recorded
+ * meanwhile: unload restores those either way. When what the packets saw
+ * was already between two configurations (a set killed before this one),
+ * or the way back failed, the record goes on saying that a set is to be
+ * finished.
  */
 static void roll_back(struct steer_instance *in, const struct change *live,
-		      struct cpusteer_instance_state *before, const struct cpusteer_instance_state *st)
+		      const struct change *next, struct cpusteer_instance_state *before,
+		      const struct cpusteer_instance_state *st)
 {
 	struct instance_target back = target_of(live);
 	bool unfinished = before->phase == CPUSTEER_PHASE_SETTING;
 
+	back.from = &next->cm;
+	back.going_back = true;
 	if (instance_converge(in, &back))
 		unfinished = true;
 	before->saved = st->saved;
 	state_enter(before, unfinished ? CPUSTEER_PHASE_SETTING : CPUSTEER_PHASE_READY);
 	instance_write_state(in, before);
+}
+
+/* A second stage that redirects to a device that is gone drops what it
+ * gets: said once a set, since set leaves that target as it is.
+ */
+static void warn_target_gone(const struct instance_dir *d, struct steer_instance *in,
+			     const struct cpumap_opts *cm)
+{
+	__u32 ifindex;
+
+	if (cm->remote != REMOTE_REDIRECT ||
+	    (!instance_read_redirect_target(in, &ifindex) && ifindex == cm->redirect_ifindex))
+		return;
+	log_err("note: the --remote redirect target of %s (ifindex %u) is gone: frames steered there are dropped; cpusteer set %s --remote ... names another",
+		d->shown, cm->redirect_ifindex, d->shown);
 }
 
 static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer_instance *in)
@@ -335,12 +354,14 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	if (err)
 		goto out;
 	to = target_of(&next);
+	/* After a killed set the maps' second stage is not known. */
+	to.from = before.phase == CPUSTEER_PHASE_SETTING ? NULL : &live.cm;
 	err = instance_converge(in, &to);
 	/* Undoes its own changes when it fails. */
 	if (!err && want.mask)
 		err = device_apply(lo->ifname, &want, &saved);
 	if (err) {
-		roll_back(in, &live, &before, &st);
+		roll_back(in, &live, &next, &before, &st);
 		goto out;
 	}
 	state_set_saved(&st, &saved);
@@ -349,6 +370,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	if (!err) {
 		print_moved(d, &live, &next);
 		warn_offline(d, &next.cpus);
+		warn_target_gone(d, in, &next.cm);
 	}
 out:
 	free(live.table);
@@ -386,9 +408,10 @@ int set_table_locked(const struct instance_dir *d, struct steer_instance *in,
 	if (err)
 		goto out;
 	to = target_of(&next);
+	to.from = &live.cm;
 	err = instance_converge(in, &to);
 	if (err) {
-		roll_back(in, &live, &before, &st);
+		roll_back(in, &live, &next, &before, &st);
 		goto out;
 	}
 	state_enter(&st, CPUSTEER_PHASE_READY);

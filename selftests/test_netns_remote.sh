@@ -11,7 +11,8 @@
 #                                         udp_flows recv, 8 sockets
 #
 # Static neighbour entries and no IPv6 on vethA: the only frames vethB sees
-# are the datagrams, so the remote counters must equal what was sent.
+# are the datagrams, so the remote counters must equal what was sent. Then
+# a redirect second stage whose device is deleted under it.
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
@@ -19,7 +20,8 @@ FLOWS=8
 ROUNDS=25
 K=$((FLOWS * ROUNDS))
 
-t_plan netns_remote_drop netns_remote_pass netns_remote_set_drop_to_pass
+t_plan netns_remote_drop netns_remote_pass netns_remote_set_drop_to_pass \
+	netns_remote_redirect_target_deleted_set_goes_on
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 # Loads with --remote MODE (or, given SET-FROM, loads with that and then
@@ -87,6 +89,35 @@ if send_through pass drop; then
 	t_eq "datagrams received in B" "total $K" "$(grep '^total' "$NETNS_TMP/pass.recv")"
 	t_eq "remote_counters passed" $K "$(field "$c" remote_passed)"
 	t_eq "remote_counters dropped" 0 "$(field "$c" remote_dropped)"
+fi
+t_end
+
+# The device --remote redirect:DEV sends to is deleted (the kernel empties
+# its devmap slot): a later set that leaves the second stage as it is
+# goes on, with one line saying the target is gone; --remote to a new
+# device puts it right. Recreating the device under its name is not
+# enough: the instance names the device, by index.
+t_begin netns_remote_redirect_target_deleted_set_goes_on
+tx=rt$$
+if ! ip -n "$NSB" link add "$tx" type veth peer name "ru$$" || ! ip -n "$NSB" link set "$tx" up; then
+	t_fail "cannot make the target $tx"
+elif ! out=$(cs load "$VB" --cpus 0-1 --bucket-stats --remote "redirect:$tx" 2>&1); then
+	t_fail "load --remote redirect:$tx failed: $out"
+else
+	ip -n "$NSB" link del "$tx"
+	cs set "$VB" --cpus 0 >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+	t_eq "set --cpus 0 after the target went: status and lines on stderr" "0 1" \
+		"$? $(wc -l <"$NETNS_TMP/err")"
+	grep -q "redirect target of $VB (ifindex [0-9]*) is gone" "$NETNS_TMP/err" ||
+		t_fail "set's line: $(cat "$NETNS_TMP/err")"
+	cs set "$VB" --cpus 0-1 >/dev/null 2>&1 || t_fail "a second set failed"
+	out=$(cs balance "$VB" --once --dry-run --interval 0.1 --min-packets 0 2>&1) ||
+		t_fail "balance refused: $out"
+	ip -n "$NSB" link add "$tx" type veth peer name "ru$$" && ip -n "$NSB" link set "$tx" up
+	cs set "$VB" --remote "redirect:$tx" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+	t_eq "set --remote redirect:$tx: status and stderr" "0 " "$? $(cat "$NETNS_TMP/err")"
+	out=$(cs unload "$VB" 2>&1) || t_fail "unload failed: $out"
+	ip -n "$NSB" link del "$tx" 2>/dev/null
 fi
 t_end
 t_exit

@@ -710,7 +710,7 @@ static void *shrink_and_grow(void *arg)
 	struct shrinker *s = arg;
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
 	struct cpuset cpus[2];
-	struct instance_target t = { .cfg = &s->e->o.cfg, .cm = &cm };
+	struct instance_target t = { .cfg = &s->e->o.cfg, .cm = &cm, .from = &cm };
 
 	cpus[0] = s->e->o.cpus;
 	cpus[1] = s->e->o.cpus;
@@ -755,7 +755,8 @@ static void removing_a_cpu_waits_for_frames_in_flight(void)
 	ASSERT_TRUE(alone != NULL, "a table for CPU 0 alone");
 	one = e.o.cpus;
 	one.n = 1;
-	t = (struct instance_target){ .cpus = &one, .cfg = &e.o.cfg, .cm = &cm, .table = alone };
+	t = (struct instance_target){ .cpus = &one, .cfg = &e.o.cfg, .cm = &cm, .table = alone,
+				      .from = &cm };
 	waited = instance_grace_periods;
 	ASSERT_EQ(instance_converge(&e.in, &t), 0, "set --cpus 0, configuration unchanged");
 	ASSERT_EQ(instance_grace_periods - waited, 1u,

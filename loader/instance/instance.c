@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/membarrier.h>
@@ -371,24 +372,45 @@ int instance_write_config(struct steer_instance *in, const struct cpusteer_confi
 	return write_config(in, cfg, &waited);
 }
 
-/* The second stage's target is filled before the entries that redirect
- * to it, and emptied only after no entry does.
- */
-static int set_redirect_target(struct steer_instance *in, const struct cpumap_opts *cm)
+int instance_read_redirect_target(struct steer_instance *in, __u32 *ifindex)
 {
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(in->maps.remote_devmap, &zero, ifindex) ? -errno : 0;
+}
+
+/* The second stage's target is filled before the entries that redirect
+ * to it, and emptied only after no entry does. A target the maps already
+ * name is left alone: when its device went away the kernel emptied the
+ * slot, and writing it again would fail, or reach a device that took the
+ * index since.
+ */
+static int set_redirect_target(struct steer_instance *in, const struct instance_target *t)
+{
+	const struct cpumap_opts *cm = t->cm, *from = t->from;
+	char name[IF_NAMESIZE];
 	__u32 zero = 0, now;
 
 	if (cm->remote != REMOTE_REDIRECT)
 		return 0;
-	if (!bpf_map_lookup_elem(in->maps.remote_devmap, &zero, &now) &&
-	    now == cm->redirect_ifindex)
+	if (from && from->remote == REMOTE_REDIRECT && from->redirect_ifindex == cm->redirect_ifindex)
 		return 0;
-	if (bpf_map_update_elem(in->maps.remote_devmap, &zero, &cm->redirect_ifindex, 0)) {
+	if (!from && !instance_read_redirect_target(in, &now) && now == cm->redirect_ifindex)
+		return 0;
+	if (!bpf_map_update_elem(in->maps.remote_devmap, &zero, &cm->redirect_ifindex, 0))
+		return 0;
+	if (if_indextoname(cm->redirect_ifindex, name)) {
 		log_err("cannot set the redirect target ifindex %u: %s", cm->redirect_ifindex,
 			strerror(errno));
 		return -errno;
 	}
-	return 0;
+	if (t->going_back) {
+		bpf_map_delete_elem(in->maps.remote_devmap, &zero);
+		return 0;
+	}
+	log_err("cannot redirect to ifindex %u (--remote): that device is gone; name another with --remote, or --remote pass",
+		cm->redirect_ifindex);
+	return -ENODEV;
 }
 
 /* A devmap entry holds its device: let it go once nothing redirects there. */
@@ -441,7 +463,7 @@ int instance_converge(struct steer_instance *in, const struct instance_target *t
 	int err = 0;
 	__u32 i;
 
-	err = set_redirect_target(in, t->cm);
+	err = set_redirect_target(in, t);
 	for (i = 0; i < t->cpus->n && !err; i++)
 		err = ensure_entry(in, t->cpus->cpu[i], t->cm);
 	if (!err && t->cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)

@@ -89,6 +89,15 @@ struct instance_target {
 	const struct cpusteer_config *cfg;
 	const struct cpumap_opts *cm;
 	const __u32 *table;		/* cfg->nbuckets entries */
+	/* The second stage the maps have now: a redirect target it already
+	 * names is not written again. NULL when unknown (a new instance).
+	 */
+	const struct cpumap_opts *from;
+	/* Going back to `from`'s predecessor after a failed change: a
+	 * redirect target whose device is gone is then left empty, as the
+	 * kernel left it, rather than refused.
+	 */
+	bool going_back;
 };
 
 /* An instance that holds nothing, safe to close. */
@@ -145,6 +154,10 @@ int instance_read_config(struct steer_instance *in, struct cpusteer_config *cfg)
 /* Copies the first `nbuckets` buckets. */
 void instance_read_table(const struct steer_instance *in, __u32 *table, __u32 nbuckets);
 int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *d);
+/* The device the redirect second stage sends to; -ENOENT when its slot is
+ * empty (never set, or its device went away).
+ */
+int instance_read_redirect_target(struct steer_instance *in, __u32 *ifindex);
 int instance_clear_decision(struct steer_instance *in);
 
 /* One value per possible CPU in each array; `remote` may be NULL. */
