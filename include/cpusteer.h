@@ -240,12 +240,21 @@ enum cpusteer_phase {
 	CPUSTEER_PHASE_READY,		/* the recorded configuration is in force */
 	CPUSTEER_PHASE_SETTING,		/* moving to the recorded configuration */
 	CPUSTEER_PHASE_UNLOADING,	/* detach, restore and unpin under way */
+	/* balance moving buckets between the recorded CPUs: every table
+	 * entry names one of them at any moment, so a killed step leaves a
+	 * whole configuration behind, with some of its moves made.
+	 */
+	CPUSTEER_PHASE_BALANCING,
+	/* A set failed and so did its way back: the maps may be between two
+	 * configurations, as after a killed set, but no command is at work.
+	 */
+	CPUSTEER_PHASE_SET_FAILED,
 };
 
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 6
+#define CPUSTEER_STATE_VERSION 7
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -44,24 +44,51 @@ static void print_loaded(const struct load_opts *lo, const struct instance_dir *
 		printf("note: this kernel's cpumap does not do GRO itself; steered TCP is not coalesced\n");
 }
 
+/* What holds the name when the recorded device no longer does: the same
+ * device under its new name, or nothing here.
+ */
+static void describe_recorded_device(const struct cpusteer_instance_state *st, char *out,
+				     size_t len)
+{
+	char name[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN];
+	__u8 mac[6];
+
+	if (if_indextoname(st->ifindex, name) && !device_hwaddr(name, mac) &&
+	    !memcmp(mac, st->hwaddr, sizeof(mac))) {
+		log_printable(name, shown, sizeof(shown));
+		snprintf(out, len, "now named %s", shown);
+	} else {
+		snprintf(out, len, "gone from this network namespace");
+	}
+}
+
 /* The folder must hold nothing: an instance, or what a killed command
  * left, is unload's to remove first.
  */
 static int check_not_loaded(struct instance_dir *d)
 {
 	struct cpusteer_instance_state st;
+	char where[IFNAME_SHOWN_LEN + 16];
+	int err;
 
 	if (instance_dir_is_empty(d))
 		return 0;
-	if (!instance_read_record(d->fd, &st) &&
-	    (st.phase == CPUSTEER_PHASE_READY || st.phase == CPUSTEER_PHASE_SETTING))
-		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it%s",
-			d->shown, d->shown,
-			st.phase == CPUSTEER_PHASE_SETTING ? " (or to finish the set that was interrupted)"
-							    : "");
-	else
+	err = instance_read_record(d->fd, &st);
+	if (err == -EPROTO) {
+		log_err("cannot load on %s: an instance whose record was made by another cpusteer version is there; cpusteer unload %s removes it first",
+			d->shown, d->shown);
+	} else if (err || !state_in_service(st.phase)) {
 		log_err("cpusteer on %s was left unfinished by an interrupted command; run cpusteer unload %s first",
 			d->shown, d->shown);
+	} else if (!state_device_here(&st)) {
+		describe_recorded_device(&st, where, sizeof(where));
+		log_err("cannot load on %s: the instance of that name belongs to the device it was loaded on (ifindex %u), %s; cpusteer unload %s removes it first",
+			d->shown, st.ifindex, where, d->shown);
+	} else {
+		log_err("cpusteer is already loaded on %s; use cpusteer set %s to change it%s",
+			d->shown, d->shown,
+			state_set_unfinished(st.phase) ? " (or to finish the set that did not)" : "");
+	}
 	return -EEXIST;
 }
 

@@ -18,6 +18,7 @@
 #include "load_opts.h"
 #include "lock.h"
 #include "log.h"
+#include "instance_health.h"
 #include "instance_state.h"
 #include "set.h"
 #include "tunnel_opts.h"
@@ -215,7 +216,7 @@ static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st
 			struct device_settings *want)
 {
 	struct device_settings applied;
-	bool finishing = st->phase == CPUSTEER_PHASE_SETTING;
+	bool finishing = state_set_unfinished(st->phase);
 
 	state_get_saved(st, saved);
 	state_get_applied(st, &applied);
@@ -280,24 +281,23 @@ static int check_load_only(const struct load_opts *lo, const struct instance_dir
 
 /* Puts the maps back as the packets saw them (`live`, from `next`'s second
  * stage) and the record as it was, but for the device values it recorded
- * meanwhile: unload restores those either way. When what the packets saw
- * was already between two configurations (a set killed before this one),
- * or the way back failed, the record goes on saying that a set is to be
- * finished.
+ * meanwhile: unload restores those either way. The record keeps its phase
+ * and the pid that entered it, so a set killed before this one is still
+ * the one to finish. When the way back fails too, no command is left at
+ * work and nothing says which configuration the maps are in: the record
+ * says so, and the next set finishes the move.
  */
 static void roll_back(struct steer_instance *in, const struct change *live,
 		      const struct change *next, struct cpusteer_instance_state *before,
 		      const struct cpusteer_instance_state *st)
 {
 	struct instance_target back = target_of(live);
-	bool unfinished = before->phase == CPUSTEER_PHASE_SETTING;
 
 	back.from = &next->cm;
 	back.going_back = true;
-	if (instance_converge(in, &back))
-		unfinished = true;
 	before->saved = st->saved;
-	state_enter(before, unfinished ? CPUSTEER_PHASE_SETTING : CPUSTEER_PHASE_READY);
+	if (instance_converge(in, &back))
+		state_enter(before, CPUSTEER_PHASE_SET_FAILED);
 	instance_write_state(in, before);
 }
 
@@ -344,7 +344,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	next.cpus = lo->steer.cpus;
 	next.cfg = lo->steer.cfg;
 	next.cm = lo->cm;
-	err = new_table(&recorded, &live, &next, st.phase == CPUSTEER_PHASE_SETTING);
+	err = new_table(&recorded, &live, &next, state_set_unfinished(st.phase));
 	if (err)
 		goto out;
 
@@ -355,7 +355,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		goto out;
 	to = target_of(&next);
 	/* After a killed set the maps' second stage is not known. */
-	to.from = before.phase == CPUSTEER_PHASE_SETTING ? NULL : &live.cm;
+	to.from = state_set_unfinished(before.phase) ? NULL : &live.cm;
 	err = instance_converge(in, &to);
 	/* Undoes its own changes when it fails. */
 	if (!err && want.mask)
@@ -384,14 +384,14 @@ int set_table_locked(const struct instance_dir *d, struct steer_instance *in,
 	struct cpusteer_instance_state st, before;
 	struct change recorded = { 0 }, live = { 0 }, next;
 	struct instance_target to;
+	char why[400];
 	int err;
 
 	err = instance_read_state(in, &st);
-	if (!err && st.phase != CPUSTEER_PHASE_READY) {
-		log_err("cannot move buckets of %s: %s", d->shown,
-			st.phase == CPUSTEER_PHASE_SETTING
-				? "an interrupted set left it between two configurations; cpusteer set finishes it"
-				: "an interrupted command left it unfinished; see cpusteer status");
+	/* A balance step killed before this one left a whole table. */
+	if (!err && st.phase != CPUSTEER_PHASE_READY && st.phase != CPUSTEER_PHASE_BALANCING) {
+		health_describe_phase(&st, d->shown, why, sizeof(why));
+		log_err("cannot move buckets of %s: %s", d->shown, why);
 		return -EBUSY;
 	}
 	if (!err)
@@ -403,7 +403,7 @@ int set_table_locked(const struct instance_dir *d, struct steer_instance *in,
 	next = recorded;
 	next.table = (__u32 *)table;
 	before = st;
-	state_enter(&st, CPUSTEER_PHASE_SETTING);
+	state_enter(&st, CPUSTEER_PHASE_BALANCING);
 	err = instance_write_state(in, &st);
 	if (err)
 		goto out;

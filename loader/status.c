@@ -22,6 +22,7 @@
 #include "netns.h"
 #include "options.h"
 #include "trace.h"
+#include "instance_health.h"
 #include "instance_state.h"
 #include "stats_view.h"
 #include "tunnel_opts.h"
@@ -36,38 +37,24 @@ struct status_view {
 	__u32 counted_buckets;	/* what the bucket counters can hold */
 	int rx_hash;		/* device_rx_hash() of the interface */
 	bool complete;		/* every pin there */
-	bool interrupted;	/* a phase no running command is in */
-	bool gone;		/* the interface is not the recorded one now */
-	struct attachment att;
-	bool attached;
+	struct instance_health health;
 	struct device_settings dev, saved;
-	char problem[256];	/* what is wrong, and what to run */
+	char problem[400];	/* what is wrong, and what to run */
 };
 
-static void explain(struct status_view *v)
+/* A command was killed in the middle of its work. */
+static bool interrupted(const struct status_view *v)
 {
-	const char *n = v->dir->shown;
-
-	if (!v->complete)
-		snprintf(v->problem, sizeof(v->problem),
-			 "incomplete: an interrupted %s left part of its pins; cpusteer unload %s removes them",
-			 state_phase_command(v->st.phase), n);
-	else if (v->interrupted && v->st.phase == CPUSTEER_PHASE_SETTING)
-		snprintf(v->problem, sizeof(v->problem),
-			 "a set (pid %u) was interrupted: the maps may be between two configurations; cpusteer set %s finishes it",
-			 v->st.phase_pid, n);
-	else if (v->interrupted)
-		snprintf(v->problem, sizeof(v->problem),
-			 "an interrupted %s (pid %u) left it unfinished; cpusteer unload %s removes it",
-			 state_phase_command(v->st.phase), v->st.phase_pid, n);
-	else if (v->gone)
-		snprintf(v->problem, sizeof(v->problem),
-			 "the interface is gone (deleted, replaced, renamed or moved); cpusteer unload %s cleans up",
-			 n);
-	else if (!v->attached)
-		snprintf(v->problem, sizeof(v->problem),
-			 "its program is not attached (detached by hand?); cpusteer unload %s removes the rest",
-			 n);
+	switch (v->health.problem) {
+	case HEALTH_INCOMPLETE:
+	case HEALTH_INTERRUPTED_LOAD:
+	case HEALTH_INTERRUPTED_SET:
+	case HEALTH_INTERRUPTED_BALANCE:
+	case HEALTH_INTERRUPTED_UNLOAD:
+		return true;
+	default:
+		return false;
+	}
 }
 
 static void read_table(struct steer_instance *in, struct status_view *v)
@@ -98,32 +85,30 @@ static int collect(struct instance_dir *d, struct status_view *v)
 			d->shown, d->shown);
 		return err;
 	}
-	v->interrupted = !err && v->st.phase != CPUSTEER_PHASE_READY;
 	v->complete = !err && !instance_open_pinned(&in, d->fd, d->shown);
-	if (v->complete) {
-		state_get_cpus(&v->st, &v->cpus);
-		cpuset_offline(&v->cpus, NULL, &v->offline);
-		if (!instance_read_config(&in, &v->cfg))
-			read_table(&in, v);
-		instance_read_counters(&in, &v->counts, NULL);
-		v->counted_buckets = in.bucket_load_entries;
-		instance_close(&in);
-		state_get_saved(&v->st, &v->saved);
-		v->gone = !state_device_here(&v->st);
-		v->attached = !v->gone && !attachment_find(v->st.ifindex, v->st.prog_id, &v->att);
-		v->rx_hash = v->gone ? -ENODEV : device_rx_hash(v->st.ifindex);
-		if (!v->gone)
-			device_read(d->ifname, &v->dev);
-	}
-	explain(v);
+	instance_health_judge(err ? NULL : &v->st, err, v->complete ? &in : NULL, &v->health);
+	instance_health_describe(&v->health, d->shown, v->problem, sizeof(v->problem));
+	if (!v->complete)
+		return 0;
+	state_get_cpus(&v->st, &v->cpus);
+	cpuset_offline(&v->cpus, NULL, &v->offline);
+	if (!instance_read_config(&in, &v->cfg))
+		read_table(&in, v);
+	instance_read_counters(&in, &v->counts, NULL);
+	v->counted_buckets = in.bucket_load_entries;
+	instance_close(&in);
+	state_get_saved(&v->st, &v->saved);
+	v->rx_hash = v->health.device_here ? device_rx_hash(v->st.ifindex) : -ENODEV;
+	if (v->health.device_here)
+		device_read(d->ifname, &v->dev);
 	return 0;
 }
 
 static const char *attach_kind(const struct status_view *v)
 {
-	if (!v->attached)
+	if (!v->health.attached)
 		return "not attached";
-	return v->att.dispatcher ? "libxdp dispatcher" : "single program (no libxdp dispatcher)";
+	return v->health.att.dispatcher ? "libxdp dispatcher" : "single program (no libxdp dispatcher)";
 }
 
 /* Which way libxdp attached the program, and what decided it: the
@@ -131,16 +116,16 @@ static const char *attach_kind(const struct status_view *v)
  */
 static const char *attach_path_json(const struct status_view *v)
 {
-	if (!v->attached)
+	if (!v->health.attached)
 		return NULL;
-	return v->att.dispatcher ? "dispatcher" : "single";
+	return v->health.att.dispatcher ? "dispatcher" : "single";
 }
 
 static const char *attach_path_text(const struct status_view *v)
 {
-	if (!v->attached)
+	if (!v->health.attached)
 		return "none (not attached)";
-	if (v->att.dispatcher)
+	if (v->health.att.dispatcher)
 		return "freplace into libxdp's dispatcher: other libxdp programs can share the interface";
 	if (!(v->st.kernel_features & KF_FREPLACE))
 		return "single program: this kernel refuses freplace programs, which libxdp's dispatcher needs; no other XDP program can share the interface";
@@ -221,7 +206,7 @@ static void print_text(const struct status_view *v)
 	       attach_kind(v));
 	printf("  %-18s %s\n", "attach path", attach_path_text(v));
 	printf("  %-18s %u (%s)%s\n", "program id", v->st.prog_id,
-	       v->attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
+	       v->health.attached ? "attached" : "NOT attached", v->st.notouch ? ", no-touch floor" : "");
 	printf("  %-18s %u, hash %s, %s, non-ip %s\n", "buckets", v->cfg.nbuckets,
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
 	print_inner(v);
@@ -242,7 +227,7 @@ static void print_text(const struct status_view *v)
 		       list, v->dir->shown);
 	}
 	device_settings_format(&v->dev, dev, sizeof(dev));
-	printf("  %-18s %s\n", "device now", v->gone ? "(interface gone)" : dev);
+	printf("  %-18s %s\n", "device now", v->health.device_here ? dev : "(interface gone)");
 	device_settings_format(&v->saved, dev, sizeof(dev));
 	printf("  %-18s %s\n", "restored on unload", dev);
 }
@@ -307,13 +292,14 @@ static void print_json(struct json *j, const struct status_view *v)
 	json_uint(j, "ifindex", v->st.ifindex);
 	json_string(j, "pins", v->dir->path);
 	json_string(j, "phase", v->complete ? state_phase_name(v->st.phase) : "incomplete");
-	json_bool(j, "interrupted", v->interrupted || !v->complete);
+	json_bool(j, "interrupted", interrupted(v));
+	json_string(j, "health", health_problem_name(v->health.problem));
 	if (v->problem[0])
 		json_string(j, "problem", v->problem);
 	else
 		json_null(j, "problem");
-	json_bool(j, "interface_gone", v->gone);
-	json_bool(j, "attached", v->attached);
+	json_bool(j, "interface_gone", v->complete && !v->health.device_here);
+	json_bool(j, "attached", v->health.attached);
 	json_uint(j, "program_id", v->st.prog_id);
 	if (v->complete) {
 		json_string(j, "xdp_mode", xdp_mode_name(v->st.xdp_mode));

@@ -3,7 +3,8 @@
 # flows carry 60% of the frames, and the hash key puts all four in buckets
 # of CPU 0, so the static table gives CPU 0 about 80% of the load.
 # balance must even it out by moving a few buckets, and its every step
-# must go through set's path: other commands keep working around it.
+# must go through set's path: other commands keep working around it. A
+# step killed all the same is reported as balance's.
 #
 #   netns csA<pid>                         netns csB<pid>
 #   vethA<pid> ---------------------------- vethB<pid>
@@ -29,8 +30,9 @@ DRY=netns_balance_dry_run_writes_nothing
 AROUND=netns_balance_lets_other_commands_work
 GROW=netns_set_refuses_more_buckets_than_counted
 REFUSED=netns_balance_refuses_instance_without_bucket_stats
+KILLED=netns_balance_killed_step_reported_as_balance
 
-t_plan "$DRY" "$EVENS" "$AROUND" "$GROW" "$REFUSED"
+t_plan "$DRY" "$EVENS" "$AROUND" "$KILLED" "$GROW" "$REFUSED"
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 table() { "$TOOLS/steer_maps" table "$PINS" 512; }
@@ -127,6 +129,30 @@ wait "$balancer"
 t_eq "balance's exit status after SIGTERM" 0 "$?"
 [ -s "$NETNS_TMP/balance.err" ] && t_fail "balance wrote to stderr: $(head -3 "$NETNS_TMP/balance.err")"
 t_eq "phase after balance" ready "$(cs status "$VB" --json | jq -r ".instances[0].phase")"
+t_end
+
+# A step killed after it recorded that it moves buckets: status says a
+# balance step was interrupted (not a set), and set closes it. The step
+# dies at its last bpf call, the record's write that says it is done; the
+# table is made skewed again (CPUs 0, then 0-1) before each run, so that
+# both runs plan moves and make the same calls.
+t_begin "$KILLED"
+skew() { cs set "$VB" --cpus 0 >/dev/null && cs set "$VB" --cpus 0-1 >/dev/null; }
+skew
+in_b strace -f -qq -o "$NETNS_TMP/balance.strace" -e trace=bpf \
+	"$CPUSTEER" balance "$VB" --once --json --interval 1 >"$NETNS_TMP/once" 2>&1
+calls=$(grep -c 'bpf(' "$NETNS_TMP/balance.strace")
+t_eq "moves applied by the counted step" true "$(jq -r .applied "$NETNS_TMP/once" 2>&1)"
+skew
+in_b strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:signal=SIGKILL:when="$calls" \
+	"$CPUSTEER" balance "$VB" --once --interval 1 >/dev/null 2>&1
+status=$(cs status "$VB" --json | jq -r '.instances[0] | "\(.health) \(.problem)"')
+case $status in
+"interrupted_balance a balance step (pid "*") was interrupted"*) ;;
+*) t_fail "status after the killed step: $status" ;;
+esac
+out=$(cs set "$VB" 2>&1) || t_fail "set after the killed step failed: $out"
+t_eq "health after set" ok "$(cs status "$VB" --json | jq -r '.instances[0].health')"
 t_end
 
 # The counters were sized for the load's 512 buckets.

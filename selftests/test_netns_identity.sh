@@ -20,7 +20,9 @@
 #   there by unload run in the old one, or by unload run in the new one
 #   (where status names the instance its program belongs to);
 # - an interface renamed while loaded is unloaded by its new name: its
-#   program detached, its setting restored, the pins removed;
+#   program detached, its setting restored, the pins removed; a new
+#   device that takes the old name meanwhile is refused a load, in a line
+#   that names the renamed device;
 # - the same name in two namespaces is two instances: set, stats, status
 #   and unload each act on their own one, and a command run where neither
 #   is names a namespace and the nsenter command that works there.
@@ -690,6 +692,18 @@ if loaded_gro_on_in_b "$VR" vt$$; then
 		t_fail "the kernel did not keep program $prog on $VR renamed $VS (has '$(xdp_prog_id "$VS")')"
 	else
 		t_eq "GRO on $VS before the unload" on "$(gro_in "$NSB" "$VS")"
+		# A new device takes the old name: its load is refused, and the
+		# line says whose the instance of that name is.
+		if pair_in_b "$VR" vu$$; then
+			cs load "$VR" --cpus 0 >/dev/null 2>"$NETNS_TMP/err"
+			check_refused "load $VR, the name of a renamed device" 1 $? "$NETNS_TMP/err" \
+				"cpusteer: cannot load on $VR: the instance of that name belongs to the device it was loaded on"
+			grep -q "now named $VS; cpusteer unload $VR removes it first" "$NETNS_TMP/err" ||
+				t_fail "the refusal does not name $VS: $(cat "$NETNS_TMP/err")"
+			ip -n "$NSB" link del "$VR"
+		else
+			t_fail "cannot make a new $VR"
+		fi
 		out=$(cs unload "$VS" 2>&1)
 		t_eq "unload $VS exit status ($out)" 0 $?
 		t_eq "XDP program on $VS" "" "$(xdp_prog_id "$VS")"

@@ -94,11 +94,12 @@ t_end
 
 # The device --remote redirect:DEV sends to is deleted (the kernel empties
 # its devmap slot): a later set that leaves the second stage as it is
-# goes on, with one line saying the target is gone; --remote to a new
-# device puts it right. Recreating the device under its name is not
-# enough: the instance names the device, by index.
+# goes on, with one line saying the target is gone, and status reports it;
+# --remote to a new device puts it right. Recreating the device under its
+# name is not enough: the instance names the device, by index.
 t_begin netns_remote_redirect_target_deleted_set_goes_on
 tx=rt$$
+health() { cs status "$VB" --json | jq -r '.instances[0] | "\(.phase) \(.health)"'; }
 if ! ip -n "$NSB" link add "$tx" type veth peer name "ru$$" || ! ip -n "$NSB" link set "$tx" up; then
 	t_fail "cannot make the target $tx"
 elif ! out=$(cs load "$VB" --cpus 0-1 --bucket-stats --remote "redirect:$tx" 2>&1); then
@@ -110,12 +111,14 @@ else
 		"$? $(wc -l <"$NETNS_TMP/err")"
 	grep -q "redirect target of $VB (ifindex [0-9]*) is gone" "$NETNS_TMP/err" ||
 		t_fail "set's line: $(cat "$NETNS_TMP/err")"
+	t_eq "status" "ready redirect_target_gone" "$(health)"
 	cs set "$VB" --cpus 0-1 >/dev/null 2>&1 || t_fail "a second set failed"
 	out=$(cs balance "$VB" --once --dry-run --interval 0.1 --min-packets 0 2>&1) ||
 		t_fail "balance refused: $out"
 	ip -n "$NSB" link add "$tx" type veth peer name "ru$$" && ip -n "$NSB" link set "$tx" up
-	cs set "$VB" --remote "redirect:$tx" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
-	t_eq "set --remote redirect:$tx: status and stderr" "0 " "$? $(cat "$NETNS_TMP/err")"
+	t_eq "status with a new $tx" "ready redirect_target_gone" "$(health)"
+	out=$(cs set "$VB" --remote "redirect:$tx" 2>&1) || t_fail "set --remote redirect:$tx failed: $out"
+	t_eq "status after set --remote" "ready ok" "$(health)"
 	out=$(cs unload "$VB" 2>&1) || t_fail "unload failed: $out"
 	ip -n "$NSB" link del "$tx" 2>/dev/null
 fi

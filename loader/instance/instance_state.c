@@ -52,6 +52,10 @@ const char *state_phase_name(__u32 phase)
 		return "setting";
 	case CPUSTEER_PHASE_UNLOADING:
 		return "unloading";
+	case CPUSTEER_PHASE_BALANCING:
+		return "balancing";
+	case CPUSTEER_PHASE_SET_FAILED:
+		return "set_failed";
 	default:
 		return "unknown";
 	}
@@ -61,12 +65,26 @@ const char *state_phase_command(__u32 phase)
 {
 	switch (phase) {
 	case CPUSTEER_PHASE_SETTING:
+	case CPUSTEER_PHASE_SET_FAILED:
 		return "set";
 	case CPUSTEER_PHASE_UNLOADING:
 		return "unload";
+	case CPUSTEER_PHASE_BALANCING:
+		return "balance";
 	default:
 		return "load";
 	}
+}
+
+bool state_set_unfinished(__u32 phase)
+{
+	return phase == CPUSTEER_PHASE_SETTING || phase == CPUSTEER_PHASE_SET_FAILED;
+}
+
+bool state_in_service(__u32 phase)
+{
+	return phase == CPUSTEER_PHASE_READY || phase == CPUSTEER_PHASE_BALANCING ||
+	       state_set_unfinished(phase);
 }
 
 void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *cpus,

@@ -15,8 +15,14 @@ void state_init(struct cpusteer_instance_state *st, const struct instance_dir *d
 /* Records the phase this process is entering. */
 void state_enter(struct cpusteer_instance_state *st, enum cpusteer_phase phase);
 const char *state_phase_name(__u32 phase);
-/* The command that works in a phase: "load", "set", "unload". */
+/* The command that works in a phase: "load", "set", "balance", "unload". */
 const char *state_phase_command(__u32 phase);
+/* Whether the maps may be between two configurations, for the next set to
+ * finish: a set was killed, or failed and could not go back.
+ */
+bool state_set_unfinished(__u32 phase);
+/* Whether the instance is in service: loaded, and not being unloaded. */
+bool state_in_service(__u32 phase);
 
 /* The configuration the instance is in or moving to. */
 void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *cpus,
