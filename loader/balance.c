@@ -32,12 +32,31 @@
 #define DEFAULT_THRESHOLD 0.1
 #define DEFAULT_MIN_PACKETS 1000
 
-static volatile sig_atomic_t stop;
+/* SIGINT and SIGTERM stay blocked for the whole run and are taken only
+ * where balance may stop: while it sleeps between steps, and while it
+ * waits for the instance's lock (lock_wait() gives up with -EINTR when
+ * one is pending). A step, from reading the counters to the last write of
+ * the table, always runs to its end.
+ */
+static const int stop_signals[] = { SIGINT, SIGTERM };
 
-static void on_signal(int sig)
+static void stop_signals_set(sigset_t *set)
 {
-	(void)sig;
-	stop = 1;
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+/* Whether a stop signal arrived; takes it off the pending set. */
+static bool stop_requested(void)
+{
+	struct timespec none = { 0 };
+	sigset_t set;
+
+	stop_signals_set(&set);
+	return sigtimedwait(&set, NULL, &none) > 0;
 }
 
 struct balance_ctx {
@@ -338,22 +357,41 @@ static void print_json(const struct balance_ctx *c, const struct step_result *r)
 	json_array_close(&j);
 	json_cpus(&j, c);
 	json_object_close(&j);
-	putchar('\n');
 }
 
-static void sleep_until(struct timespec *deadline, double interval)
+/* Sleeps until `deadline` moved on by `interval`; false when a stop
+ * signal ended the sleep.
+ */
+static bool sleep_until(struct timespec *deadline, double interval)
 {
 	long ns = deadline->tv_nsec + (long)((interval - floor(interval)) * 1e9);
+	struct timespec now, left;
+	sigset_t set;
 
 	deadline->tv_sec += (time_t)interval + ns / 1000000000L;
 	deadline->tv_nsec = ns % 1000000000L;
-	while (!stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, deadline, NULL) == EINTR)
-		;
+	stop_signals_set(&set);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = deadline->tv_sec - now.tv_sec;
+		left.tv_nsec = deadline->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_nsec += 1000000000L;
+			left.tv_sec--;
+		}
+		if (left.tv_sec < 0)
+			return true;
+		if (sigtimedwait(&set, NULL, &left) > 0)
+			return false;
+		if (errno != EAGAIN && errno != EINTR)
+			return true;
+	}
 }
 
 /* The first reading starts the first interval; each step's reading
- * starts the next. A signal ends the wait and the loop, never a step:
- * the table is the last one written whole.
+ * starts the next. A signal ends the sleep (exit status 0) or the wait
+ * for the lock (-EINTR: exit status 130, that step not taken), never a
+ * step: the table is the last one written whole.
  */
 static int run(struct balance_ctx *c)
 {
@@ -368,10 +406,7 @@ static int run(struct balance_ctx *c)
 	if (err && err != -EAGAIN)
 		return err;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	while (!stop) {
-		sleep_until(&deadline, c->interval);
-		if (stop)
-			break;
+	while (!stop_requested() && sleep_until(&deadline, c->interval)) {
 		memset(&r, 0, sizeof(r));
 		err = step_locked(c, &r);
 		if (err == -ETIMEDOUT)
@@ -453,7 +488,7 @@ int cmd_balance(int argc, char **argv)
 {
 	struct balance_ctx c = { .interval = 1, .threshold = DEFAULT_THRESHOLD,
 				 .min_packets = DEFAULT_MIN_PACKETS };
-	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t stop_set;
 	int operand, err;
 
 	err = cli_parse(&balance_command, argc, argv, &c, &operand);
@@ -467,9 +502,8 @@ int cmd_balance(int argc, char **argv)
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_signals_set(&stop_set);
+	sigprocmask(SIG_BLOCK, &stop_set, NULL);
 	err = open_instance(&c);
 	if (!err)
 		err = run(&c);

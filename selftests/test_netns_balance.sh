@@ -4,7 +4,8 @@
 # of CPU 0, so the static table gives CPU 0 about 80% of the load.
 # balance must even it out by moving a few buckets, and its every step
 # must go through set's path: other commands keep working around it. A
-# step killed all the same is reported as balance's.
+# signal ends it between steps or while it waits for the lock, never
+# within a step; a step killed all the same is reported as balance's.
 #
 #   netns csA<pid>                         netns csB<pid>
 #   vethA<pid> ---------------------------- vethB<pid>
@@ -30,12 +31,23 @@ DRY=netns_balance_dry_run_writes_nothing
 AROUND=netns_balance_lets_other_commands_work
 GROW=netns_set_refuses_more_buckets_than_counted
 REFUSED=netns_balance_refuses_instance_without_bucket_stats
+JSONL=netns_balance_json_is_one_object_per_line
+SIGNAL=netns_balance_signal_ends_lock_wait
 KILLED=netns_balance_killed_step_reported_as_balance
 
-t_plan "$DRY" "$EVENS" "$AROUND" "$KILLED" "$GROW" "$REFUSED"
+t_plan "$DRY" "$EVENS" "$AROUND" "$JSONL" "$SIGNAL" "$KILLED" "$GROW" "$REFUSED"
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 table() { "$TOOLS/steer_maps" table "$PINS" 512; }
+
+# cpusteer in B in the background with every signal at its default (a
+# non-interactive shell starts background jobs with SIGINT ignored);
+# $BG_PID is cpusteer's PID: env and nsenter exec.
+bg_default() {	# ARGS...
+	env --default-signal nsenter --net="/run/netns/$NSB" "$CPUSTEER" "$@" &
+	BG_PID=$!
+	_bg_pids+=("$BG_PID")
+}
 
 # Jain's index of the frames redirected to CPUs 0 and 1 between two
 # readings of the counters, and the share of CPU 0, as "JAIN SHARE0".
@@ -129,6 +141,53 @@ wait "$balancer"
 t_eq "balance's exit status after SIGTERM" 0 "$?"
 [ -s "$NETNS_TMP/balance.err" ] && t_fail "balance wrote to stderr: $(head -3 "$NETNS_TMP/balance.err")"
 t_eq "phase after balance" ready "$(cs status "$VB" --json | jq -r ".instances[0].phase")"
+t_end
+
+# A reader that parses each line must get an object from every one.
+t_begin "$JSONL"
+bg_default balance "$VB" --interval 0.2 --json --max-moves 1 >"$NETNS_TMP/jsonl" 2>&1
+jsonl=$BG_PID
+sleep 1.5
+kill -INT "$jsonl"
+wait "$jsonl"
+t_eq "balance's exit status after SIGINT while it slept" 0 "$?"
+t_ge "steps printed" 2 "$(wc -l <"$NETNS_TMP/jsonl")"
+# jq reads a blank line as no value at all, and would not say so.
+bad=$(while IFS= read -r line; do [ -n "$line" ] && jq -e 'type == "object"' <<<"$line" \
+	>/dev/null 2>&1 || printf '%q ' "$line"; done <"$NETNS_TMP/jsonl")
+t_eq "lines that are not one JSON object" "" "$bad"
+t_end
+
+# Another command holds the instance's lock (flock on its folder, as every
+# command takes it): a signal ends balance's wait for it at once, with
+# exit status 130, before the holder lets go, and no step is taken.
+t_begin "$SIGNAL"
+table >"$NETNS_TMP/table.s0"
+in_b flock -x "$PINS" sleep 8 &
+holder=$!
+sleep 0.3
+bg_default balance "$VB" --interval 0.2 --json >"$NETNS_TMP/sig.out" 2>"$NETNS_TMP/sig.err"
+waiter=$BG_PID
+sleep 1
+kill -INT "$waiter"
+for _ in $(seq 40); do
+	kill -0 "$waiter" 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 "$waiter" 2>/dev/null; then
+	t_fail "balance still waits 4 s after SIGINT"
+	kill -KILL "$waiter"
+fi
+wait "$waiter"
+rc=$?
+kill -0 "$holder" 2>/dev/null || t_fail "the lock was let go before balance ended: the test proves nothing"
+t_eq "exit status" 130 "$rc"
+t_eq "steps printed" "" "$(cat "$NETNS_TMP/sig.out")"
+t_eq "lines on stderr" 1 "$(wc -l <"$NETNS_TMP/sig.err")"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+table >"$NETNS_TMP/table.s1"
+cmp -s "$NETNS_TMP/table.s0" "$NETNS_TMP/table.s1" || t_fail "the interrupted balance moved buckets"
 t_end
 
 # A step killed after it recorded that it moves buckets: status says a
