@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "invocation.h"
 #include "log.h"
 
 static void usage(FILE *f)
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
 		commands_print_bash_completion(stdout);
 		return 0;
 	}
+	invocation_record(argc - 1, argv + 1);
 	for (c = cpusteer_commands; *c; c++)
 		if (!strcmp(argv[1], (*c)->name))
 			return cli_form(*c, argc - 1, argv + 1)->run(argc - 1, argv + 1);

@@ -857,6 +857,8 @@ else
 	for cmd in set stats unload; do
 		extra=()
 		[ $cmd = stats ] && extra=(--count 1 --interval 1)
+		# The hint must keep the options: without them it does another thing.
+		[ $cmd = set ] && extra=(--cpus 0 --qsize 64)
 		"$CPUSTEER" $cmd "$VB" "${extra[@]}" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
 		rc=$?
 		check_refused "$cmd here" 1 "$rc" "$NETNS_TMP/err" \
@@ -868,7 +870,8 @@ else
 		"/run/netns/$NSB" | "/run/netns/$NSC") ;;
 		*) t_fail "$cmd here: expected B's or C's namespace named, got '$where' in '$line'" ;;
 		esac
-		t_eq "$cmd here: hint" "nsenter --net=$where cpusteer $cmd $VB" "$hint"
+		t_eq "$cmd here: hint" "nsenter --net=$where cpusteer $cmd $VB${extra[*]:+ ${extra[*]}}" \
+			"$hint"
 		[ $cmd = set ] && set_hint=$hint
 	done
 	t_eq "both instances still loaded" "yes yes" \
@@ -877,7 +880,7 @@ else
 		md5sum)$("$TOOLS/steer_maps" table "$PINS_C" 512 2>&1 | md5sum)"
 	# The set hint, run as printed (with this build's binary).
 	read -r -a words <<<"$set_hint"
-	if [ "${#words[@]}" = 5 ] && [ "${words[2]}" = cpusteer ]; then
+	if [ "${#words[@]}" = 9 ] && [ "${words[2]}" = cpusteer ]; then
 		out=$("${words[0]}" "${words[1]}" "$CPUSTEER" "${words[@]:3}" 2>&1)
 		t_eq "the hint '$set_hint' exit status ($out)" 0 $?
 	fi

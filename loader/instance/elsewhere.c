@@ -4,6 +4,7 @@
 #include <string.h>
 #include "elsewhere.h"
 #include "instance.h"
+#include "invocation.h"
 #include "log.h"
 #include "netns.h"
 
@@ -90,7 +91,7 @@ int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewher
 void elsewhere_report(const struct instance_dir *here, const struct elsewhere *e,
 		      const char *command)
 {
-	char args[96], hint[512];
+	char fallback[96], args[1024], hint[1280];
 
 	if (!e->found) {
 		log_err("cpusteer is not loaded on %s in this network namespace", here->shown);
@@ -101,7 +102,8 @@ void elsewhere_report(const struct instance_dir *here, const struct elsewhere *e
 			here->shown, here->shown);
 		return;
 	}
-	snprintf(args, sizeof(args), "%s %s", command, here->shown);
+	snprintf(fallback, sizeof(fallback), "%s %s", command, here->shown);
+	invocation_format(fallback, args, sizeof(args));
 	netns_hint(e->netns_path, args, hint, sizeof(hint));
 	log_err("cpusteer is not loaded on %s in this network namespace, but in %s (%s)",
 		here->shown, e->netns_path, hint);

@@ -48,8 +48,9 @@ int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewher
 void elsewhere_not_here(const struct instance_dir *here, const char *command);
 
 /* One line for a command that found no instance of `here` in this
- * namespace: where it is instead and the command to run there
- * ("cpusteer COMMAND IFACE"), or that it is loaded nowhere.
+ * namespace: where it is instead and the command to run there (the
+ * command line this process was given, every option kept; "cpusteer
+ * COMMAND IFACE" outside the command line), or that it is loaded nowhere.
  */
 void elsewhere_report(const struct instance_dir *here, const struct elsewhere *e,
 		      const char *command);
