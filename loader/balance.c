@@ -499,6 +499,8 @@ int cmd_balance(int argc, char **argv)
 	if (require_root("balance"))
 		return EXIT_FAILURE;
 	err = instance_dir_init(&c.dir, argv[operand]);
+	if (!err)
+		err = bpffs_check();
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);

@@ -428,6 +428,8 @@ static int set(struct load_opts *lo)
 	int err;
 
 	err = instance_dir_init(&d, lo->ifname);
+	if (!err)
+		err = bpffs_check();
 	if (err)
 		return err;
 	signals_defer();

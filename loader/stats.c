@@ -288,6 +288,8 @@ int cmd_stats(int argc, char **argv)
 	if (require_root("stats"))
 		return EXIT_FAILURE;
 	err = instance_dir_init(&c.dir, argv[operand]);
+	if (!err)
+		err = bpffs_check();
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);

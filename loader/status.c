@@ -513,9 +513,12 @@ static void report_missing(const struct listing *l, const char *ifname)
 		log_err("%s: cpusteer program %u belongs to the instance loaded on %s%s%s (the interface moved here or was renamed); cpusteer unload %s removes it",
 			shown, a.prog_id, owner, e.ns_gone ? "" : " in ",
 			e.ns_gone ? "" : e.netns_path, shown);
-	else
+	else if (pin_tree_root_exists())
 		log_err("%s: cpusteer program %u is attached with no pins (left by an older or interrupted cpusteer); cpusteer unload %s detaches it",
 			shown, a.prog_id, shown);
+	else
+		log_err("%s: cpusteer program %u is attached, and %s does not exist on this bpffs, which may not be the one its pins are on",
+			shown, a.prog_id, CPUSTEER_PIN_ROOT);
 }
 
 static int status(const char *ifname, bool as_json)
@@ -526,6 +529,9 @@ static int status(const char *ifname, bool as_json)
 
 	if (netns_self(&l.here, &l.here_ino))
 		return -EIO;
+	err = bpffs_check();
+	if (err)
+		return err;
 	/* A pin tree cpusteer will not use (not root's, a link) is refused
 	 * once, in one line, before anything is printed.
 	 */

@@ -156,12 +156,21 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 	return 0;
 }
 
-/* Detaches a cpusteer program no instance recorded (its pins are gone). */
+/* Detaches a cpusteer program no instance recorded (its pins are gone):
+ * only where that is proven, in the bpffs cpusteer pins in. Anywhere else
+ * the pins may exist where this command cannot see them.
+ */
 static int detach_orphan(const struct instance_dir *d, const struct attachment *a,
 			 struct outcome *o)
 {
-	int err = attachment_detach(if_nametoindex(d->ifname), a, d->shown);
+	int err;
 
+	if (!pin_tree_root_exists()) {
+		log_err("cannot tell whether cpusteer program %u on %s has pins: %s does not exist on this bpffs, which may not be the one it was pinned on; mount that one, or detach the program by hand (ip link set dev %s xdp off)",
+			a->prog_id, d->shown, CPUSTEER_PIN_ROOT, d->shown);
+		return -ENOENT;
+	}
+	err = attachment_detach(if_nametoindex(d->ifname), a, d->shown);
 	if (err)
 		return err;
 	snprintf(o->how, sizeof(o->how),
@@ -247,6 +256,8 @@ static int unload(const char *ifname)
 	int err;
 
 	err = instance_dir_init(&d, ifname);
+	if (!err)
+		err = bpffs_check();
 	if (err)
 		return err;
 	signals_defer();

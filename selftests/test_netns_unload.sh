@@ -9,6 +9,8 @@
 # `ip netns exec` (whose /sys hides the host's bpffs) either works like any
 # other, pins on the host's bpffs and unloadable, or is refused cleanly;
 # it must not leave a program attached that no cpusteer command can find.
+# Every other command run there refuses, and changes nothing: unload in
+# particular must not take the instance it cannot see for gone.
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -37,8 +39,9 @@ ELSEWHERE=netns_unload_from_another_namespace_refused
 HINT=netns_unload_hint_for_its_namespace_works
 IPNETNS=netns_load_under_ip_netns_exec_not_orphaned
 VANISHED=netns_unload_after_interface_vanished
+HIDDEN=netns_commands_refuse_where_bpffs_is_hidden
 
-t_plan "$NSENTER" "$SYSFS" "$ELSEWHERE" "$HINT" "$IPNETNS" "$VANISHED"
+t_plan "$NSENTER" "$SYSFS" "$ELSEWHERE" "$HINT" "$IPNETNS" "$HIDDEN" "$VANISHED"
 netns_setup || t_abort "setup: $NETNS_WHY"
 mkdir -p "$NETNS_TMP/bpffs"
 
@@ -158,6 +161,31 @@ else
 fi
 # Whatever the outcome, leave vethB bare for the next test.
 [ -n "$(xdp_prog_id)" ] && ip -n "$NSB" link set dev "$VB" xdp off
+t_end
+
+# Under ip netns exec, /sys is the namespace's own and the host's bpffs is
+# hidden: an instance there looks absent. Every command that reads or
+# changes one refuses, in one line that gives the command to run instead
+# (the same command, every option kept), and nothing changes: the program
+# stays attached, the pins stay.
+t_begin $HIDDEN
+out=$(cs load "$VB" --cpus 0-1 2>&1) || t_fail "cpusteer load failed: $out"
+prog=$(xdp_prog_id)
+pins=$(ls "$PINS" 2>&1)
+for args in "unload $VB" "status $VB" "status" "set $VB --cpus 0 --qsize 64" \
+	"stats $VB --count 1" "balance $VB --once"; do
+	# shellcheck disable=SC2086 # the command's words
+	ip netns exec "$NSB" "$CPUSTEER" $args >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"
+	t_eq "$args under ip netns exec: status and lines on stderr" "1 1" \
+		"$? $(wc -l <"$NETNS_TMP/err")"
+	grep -qF "(ip netns exec mounts a /sys of its own, which hides the host's); enter only the network namespace instead: nsenter --net=/run/netns/$NSB cpusteer $args" \
+		"$NETNS_TMP/err" || t_fail "$args: the refusal: $(cat "$NETNS_TMP/err")"
+	t_eq "$args: XDP program after it" "$prog" "$(xdp_prog_id)"
+	t_eq "$args: pins after it" "$pins" "$(ls "$PINS" 2>&1)"
+done
+out=$(nsenter --net="/run/netns/$NSB" "$CPUSTEER" unload "$VB" 2>&1) ||
+	t_fail "the command the refusal gave failed: $out"
+t_eq "XDP program after it" "" "$(xdp_prog_id)"
 t_end
 
 t_begin $VANISHED

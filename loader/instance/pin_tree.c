@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
+#include "invocation.h"
 #include "lock.h"
 #include "log.h"
 #include "netns.h"
@@ -35,6 +36,8 @@ static bool mount_ns_is_private(void)
 	return self.st_ino != parent.st_ino || self.st_dev != parent.st_dev;
 }
 
+static int open_root(bool create);
+
 static bool bpffs_mounted(void)
 {
 	struct statfs st;
@@ -44,16 +47,32 @@ static bool bpffs_mounted(void)
 
 int bpffs_check(void)
 {
+	char path[128] = "/run/netns/NAME", args[1024], hint[1280];
+	__u64 cookie, ino;
+
 	/* A bpffs mounted in a private mount namespace vanishes with this
-	 * command, and the pins with it, orphaning the attached program.
+	 * command, and the pins with it, orphaning the attached program; and
+	 * the instances pinned on the host's cannot be seen from there.
 	 */
-	if (!bpffs_mounted() && mount_ns_is_private()) {
-		log_err("cannot pin: no bpffs at %s in this mount namespace (under ip netns exec?); "
-			"enter only the network namespace instead: nsenter --net=/run/netns/NAME cpusteer ...",
-			BPFFS_DIR);
-		return -ENOENT;
-	}
-	return 0;
+	if (bpffs_mounted() || !mount_ns_is_private())
+		return 0;
+	if (!netns_self(&cookie, &ino))
+		netns_locate(cookie, ino, path, sizeof(path));
+	invocation_format("...", args, sizeof(args));
+	netns_hint(path, args, hint, sizeof(hint));
+	log_err("cannot reach cpusteer's pins: no bpffs at %s in this mount namespace (ip netns exec mounts a /sys of its own, which hides the host's); enter only the network namespace instead: %s",
+		BPFFS_DIR, hint);
+	return -ENOENT;
+}
+
+bool pin_tree_root_exists(void)
+{
+	int fd = open_root(false);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 int bpffs_ensure(void)

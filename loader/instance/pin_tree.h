@@ -32,10 +32,20 @@
 
 #define CPUSTEER_PIN_ROOT "/sys/fs/bpf/cpusteer"
 
-/* Whether pins made now would outlive this command (not so in a private
- * mount namespace with no bpffs, as under `ip netns exec`).
+/* Whether this command reaches the bpffs that holds every instance's
+ * pins: not so in a private mount namespace with no bpffs, as under
+ * `ip netns exec`, whose /sys of its own hides the host's. Pins made there
+ * would vanish with the command, orphaning the attached program, and the
+ * instances pinned on the host would look absent, and be taken for gone.
+ * Every command that reads or changes an instance asks first: one line
+ * with the command to run instead, and -ENOENT.
  */
 int bpffs_check(void);
+/* Whether cpusteer's root folder is there. An instance missing from a
+ * tree that has it is not pinned; without it, this may not be the bpffs
+ * the instance was pinned on.
+ */
+bool pin_tree_root_exists(void);
 /* Mounts bpffs at /sys/fs/bpf when absent. */
 int bpffs_ensure(void);
 
