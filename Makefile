@@ -6,8 +6,9 @@
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
 #   make install    the binary, cpusteer.8, the bash completion, the systemd
-#                   units cpusteer@.service and cpusteer-exporter.service and
-#                   an example configuration under
+#                   units cpusteer@.service and cpusteer-exporter.service, the
+#                   tmpfiles.d entry of the state folder and an example
+#                   configuration under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
@@ -174,10 +175,13 @@ SYSCONFDIR ?= /etc
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 # The units, made from dist/UNIT.in with the paths of this install.
 UNITS      := cpusteer@.service cpusteer-exporter.service
+# systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
+TMPFILES   := $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cpusteer.conf
 INSTALLED  := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
 	      $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
 	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer \
 	      $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
+	      $(TMPFILES) \
 	      $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
 install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
@@ -191,6 +195,12 @@ install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
 		install -D -m 0644 $(OUT)/$$unit $(DESTDIR)$(UNITDIR)/$$unit || exit 1; \
 	done
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
+	$(Q)install -D -m 0644 dist/cpusteer.tmpfiles $(TMPFILES)
+# The state folder now, as at every boot, on a machine that is the target
+# (no DESTDIR) and has bpffs mounted; a package's postinst does the same.
+	$(Q)if [ -z "$(DESTDIR)" ] && mountpoint -q /sys/fs/bpf && command -v systemd-tmpfiles >/dev/null; then \
+		systemd-tmpfiles --create $(TMPFILES); \
+	fi
 
 uninstall:
 	$(Q)rm -f $(INSTALLED)

@@ -7,9 +7,10 @@
 # - an unprivileged user who gets to the world-writable bpffs first (a
 #   folder /sys/fs/bpf/cpusteer of its own with a link inside, or a link
 #   in its place) makes root's load, unload and status refuse with one
-#   line, and nothing the links point at is touched; once root made the
-#   folder, that user can neither read, rename nor remove it, and root
-#   still unloads;
+#   line that names the owner and the fix, and nothing the links point at
+#   is touched; once root made the folder, that user can neither read,
+#   rename nor remove it, root still unloads, and the folder stays, root's,
+#   so that the user cannot make it again;
 # - skb mode loads, shows and unloads;
 # - a dotted (VLAN-style) name works end to end, its pin folder has no dot;
 # - an interface deleted while loaded is reported gone and unloads; one
@@ -79,13 +80,14 @@ NSDIR_C=
 PINS_C=
 
 ATTACK=(bpffs_user_folder_with_link_refused_by_load bpffs_user_folder_with_link_refused_by_unload
-	bpffs_user_folder_with_link_refused_by_status bpffs_user_link_as_root_refused_by_load
+	bpffs_user_folder_with_link_refused_by_status bpffs_user_folder_refusal_names_owner_and_fix
+	bpffs_user_link_as_root_refused_by_load
 	bpffs_user_link_as_root_refused_by_unload bpffs_user_link_as_root_refused_by_status
 	bpffs_user_cannot_read_rename_or_remove_pin_folder)
 BADNAME=(bad_interface_names_refused_by_load bad_interface_names_refused_by_set
 	bad_interface_names_refused_by_status bad_interface_names_refused_by_stats
 	bad_interface_names_refused_by_unload)
-AFTER=(bpffs_root_unloads_after_user_attempts)
+AFTER=(status_refuses_writable_namespace_folder_once bpffs_root_unloads_after_user_attempts)
 HOST=(skb_mode_load_status_unload dotted_name_load_status_set_unload
 	deleted_interface_status_reports_gone deleted_interface_unload_removes_pins
 	recreated_interface_same_index_set_refused recreated_interface_same_index_status_reports_gone
@@ -347,6 +349,17 @@ fi
 attack_refused bpffs_user_folder_with_link_refused_by_load load
 attack_refused bpffs_user_folder_with_link_refused_by_unload unload
 attack_refused bpffs_user_folder_with_link_refused_by_status status
+t_begin bpffs_user_folder_refusal_names_owner_and_fix
+if [ -n "$PRIV_WHY" ]; then
+	t_skip "$PRIV_WHY"
+else
+	cs_priv load "$VB" --cpus 0 >/dev/null 2>"$NETNS_TMP/err"
+	grep -q "belongs to user nobody (uid $(id -u nobody)), not root" "$NETNS_TMP/err" ||
+		t_fail "the refusal does not name the owner: '$(cat "$NETNS_TMP/err")'"
+	grep -q "remove it as root (rm -r /sys/fs/bpf/cpusteer)" "$NETNS_TMP/err" ||
+		t_fail "the refusal does not give the fix: '$(cat "$NETNS_TMP/err")'"
+	t_end
+fi
 [ -z "$PRIV_WHY" ] && in_priv rm -rf /sys/fs/bpf/cpusteer
 
 # 2. A link in the folder's place, to the victim tree.
@@ -448,6 +461,24 @@ bad_names_refused bad_interface_names_refused_by_status status
 bad_names_refused bad_interface_names_refused_by_stats stats --count 1 --interval 1
 bad_names_refused bad_interface_names_refused_by_unload unload
 
+# A namespace folder others may write to is refused, and said once, though
+# status walks the tree more than once.
+t_begin status_refuses_writable_namespace_folder_once
+if [ -n "$PRIV_WHY" ]; then
+	t_skip "$PRIV_WHY"
+elif [ "$PRIV_LOADED" != 1 ]; then
+	t_fail "no namespace folder: root's load failed above"
+	t_end
+else
+	in_priv chmod 0777 "/sys/fs/bpf/cpusteer/ns$COOKIE_B"
+	cs_priv status >/dev/null 2>"$NETNS_TMP/err"
+	in_priv chmod 0700 "/sys/fs/bpf/cpusteer/ns$COOKIE_B"
+	t_eq "lines on stderr" 1 "$(nlines "$NETNS_TMP/err")"
+	grep -q "refusing /sys/fs/bpf/cpusteer/ns$COOKIE_B: writable by users other than root (mode 0777)" \
+		"$NETNS_TMP/err" || t_fail "the refusal: $(cat "$NETNS_TMP/err")"
+	t_end
+fi
+
 t_begin bpffs_root_unloads_after_user_attempts
 if [ -n "$PRIV_WHY" ]; then
 	t_skip "$PRIV_WHY"
@@ -462,8 +493,11 @@ else
 	t_eq "unload exit status ($out)" 0 "$rc"
 	[ $rc = 0 ] && PRIV_LOADED=0
 	t_eq "XDP program on $VB after unload" "" "$(xdp_prog_id)"
-	t_eq "/sys/fs/bpf/cpusteer after unload" "absent" \
-		"$(in_priv test -e /sys/fs/bpf/cpusteer && echo present || echo absent)"
+	# Removed, it would be any user's to make again (the bpffs is 1777).
+	t_eq "/sys/fs/bpf/cpusteer after unload" "directory root 700" \
+		"$(in_priv stat -c '%F %U %a' /sys/fs/bpf/cpusteer 2>&1)"
+	t_eq "namespace folders left after unload" "" \
+		"$(in_priv ls /sys/fs/bpf/cpusteer 2>&1)"
 	t_end
 fi
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
+#include <pwd.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -117,6 +118,54 @@ void instance_dir_init_in(struct instance_dir *d, const char *ifname, __u64 cook
 	d->fd = -1;
 }
 
+/* A command walks the tree more than once (status lists this namespace's
+ * instances, then the others'; unload looks for an owner): each refusal
+ * is said once a process.
+ */
+static bool already_refused(const char *shown)
+{
+	static char said[8][96];
+	static unsigned int n;
+	unsigned int i;
+
+	for (i = 0; i < n && i < 8; i++)
+		if (!strcmp(said[i], shown))
+			return true;
+	snprintf(said[n++ % 8], sizeof(said[0]), "%s", shown);
+	return false;
+}
+
+/* Why a folder is not used, and what puts it right, in one line: a
+ * folder another user made where cpusteer's belongs (the bpffs root is
+ * often writable by everyone) is removed by root, and cpusteer makes it
+ * again, root's.
+ */
+static void refuse_folder(const char *shown, const struct stat *sb, bool on_bpffs)
+{
+	struct passwd *pw;
+	char owner[96];
+
+	if (already_refused(shown))
+		return;
+	if (!on_bpffs) {
+		log_err("refusing %s: not on bpffs; remove it as root (rm -r %s)", shown, shown);
+		return;
+	}
+	if (sb->st_uid != 0) {
+		pw = getpwuid(sb->st_uid);
+		if (pw)
+			snprintf(owner, sizeof(owner), "user %.64s (uid %u)", pw->pw_name,
+				 (unsigned int)sb->st_uid);
+		else
+			snprintf(owner, sizeof(owner), "uid %u", (unsigned int)sb->st_uid);
+		log_err("refusing %s: it belongs to %s, not root, who could plant pins in it; remove it as root (rm -r %s) and cpusteer makes it again, root's",
+			shown, owner, shown);
+		return;
+	}
+	log_err("refusing %s: writable by users other than root (mode %04o), who could plant pins in it; remove it as root (rm -r %s) and cpusteer makes it again, mode 0700",
+		shown, (unsigned int)(sb->st_mode & 07777), shown);
+}
+
 /* Opens `name` under `parent` (making it first with `create`) and accepts
  * it only as a root-owned directory on bpffs that no one else can write
  * to. -ENOENT silently when it does not exist.
@@ -125,7 +174,7 @@ static int open_checked(int parent, const char *name, const char *shown, bool cr
 {
 	struct statfs sfs;
 	struct stat sb;
-	int fd;
+	int fd, err;
 
 	if (create && mkdirat(parent, name, 0700) && errno != EEXIST) {
 		/* The parent was removed under us (it was empty): the caller
@@ -140,10 +189,15 @@ static int open_checked(int parent, const char *name, const char *shown, bool cr
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return -ENOENT;
-		log_err("refusing %s: %s", shown,
-			errno == ELOOP || errno == ENOTDIR ? "not a directory (a link or a file)"
-							   : strerror(errno));
-		return errno == ELOOP ? -ENOTDIR : -errno;
+		err = errno == ELOOP ? -ENOTDIR : -errno;
+		if (already_refused(shown))
+			return err;
+		if (err == -ENOTDIR)
+			log_err("refusing %s: not a directory (a link or a file); remove it as root (rm %s)",
+				shown, shown);
+		else
+			log_err("cannot open %s: %s", shown, strerror(-err));
+		return err;
 	}
 	if (fstat(fd, &sb) || fstatfs(fd, &sfs)) {
 		log_err("cannot inspect %s: %s", shown, strerror(errno));
@@ -151,10 +205,7 @@ static int open_checked(int parent, const char *name, const char *shown, bool cr
 		return -EIO;
 	}
 	if (sfs.f_type != BPF_FS_MAGIC || sb.st_uid != 0 || (sb.st_mode & 022)) {
-		log_err("refusing %s: %s; remove it (only root may own it)", shown,
-			sfs.f_type != BPF_FS_MAGIC ? "not on bpffs"
-			: sb.st_uid != 0	     ? "not owned by root"
-						     : "writable by users other than root");
+		refuse_folder(shown, &sb, sfs.f_type == BPF_FS_MAGIC);
 		close(fd);
 		return -EPERM;
 	}
@@ -348,7 +399,10 @@ static void remove_if_empty(int parent, const char *name)
 	unlinkat(parent, name, AT_REMOVEDIR);
 }
 
-/* The namespace folder and the root, each if nothing is left in it. */
+/* The namespace folder, if nothing is left in it. The root folder stays
+ * for good: removed, it could be made again by any user where the bpffs
+ * root is writable by everyone, and then refused by every command.
+ */
 static void prune(__u64 cookie)
 {
 	char ns_name[32];
@@ -359,11 +413,6 @@ static void prune(__u64 cookie)
 	snprintf(ns_name, sizeof(ns_name), NS_PREFIX "%llu", (unsigned long long)cookie);
 	remove_if_empty(root, ns_name);
 	close(root);
-	root = open(BPFFS_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root >= 0) {
-		remove_if_empty(root, ROOT_NAME);
-		close(root);
-	}
 }
 
 void instance_dir_prune(const struct instance_dir *d)

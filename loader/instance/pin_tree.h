@@ -15,9 +15,13 @@
  * Commands that change an instance hold an exclusive lock (flock) on its
  * folder from before the first change to the last; readers take a shared
  * one. An instance's folder is removed only under its exclusive lock, and
- * whoever gets the lock after that finds it gone and starts over. The
- * namespace and root folders are removed whenever they are found empty;
- * a command that finds one gone while it makes its own folder starts over.
+ * whoever gets the lock after that finds it gone and starts over. A
+ * namespace folder is removed whenever it is found empty; a command that
+ * finds one gone while it makes its own folder starts over. The root
+ * folder, once made (by `load`, or at boot by the tmpfiles.d entry that
+ * `make install` and the package ship), is never removed: while it is
+ * missing, any user can make it where the bpffs root is mode 1777, and
+ * every command would then refuse it.
  */
 
 /* The pin that records the instance (struct cpusteer_instance_state). */
@@ -41,9 +45,9 @@
  * with the command to run instead, and -ENOENT.
  */
 int bpffs_check(void);
-/* Whether cpusteer's root folder is there. An instance missing from a
- * tree that has it is not pinned; without it, this may not be the bpffs
- * the instance was pinned on.
+/* Whether cpusteer's root folder is there. It is never removed once made,
+ * so an instance missing from a tree that has it is provably not pinned;
+ * without it, this may not be the bpffs the instance was pinned on.
  */
 bool pin_tree_root_exists(void);
 /* Mounts bpffs at /sys/fs/bpf when absent. */
@@ -95,12 +99,12 @@ bool instance_dir_current(const struct instance_dir *d);
 /* Whether the open folder holds no pin at all. */
 bool instance_dir_is_empty(const struct instance_dir *d);
 /* Unlinks every pin in the open folder, the folder itself, and the
- * namespace and root folders if that leaves them empty.
+ * namespace folder if that leaves it empty.
  */
 int instance_dir_remove(struct instance_dir *d);
 
-/* Removes the namespace folder of `d` and the root if they are empty (as
- * a load killed before it made the instance's folder leaves them).
+/* Removes the namespace folder of `d` if it is empty (as a load killed
+ * before it made the instance's folder leaves it).
  */
 void instance_dir_prune(const struct instance_dir *d);
 
