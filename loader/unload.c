@@ -248,7 +248,29 @@ static int find_elsewhere(struct instance_dir *d, bool *here, struct outcome *o)
 	return -ENOENT;
 }
 
-static int unload(const char *ifname)
+/* Whether the open folder holds what a killed load or unload left: no
+ * pin, pins without a record, or a record in one of their phases. An
+ * instance in service, or one whose record another cpusteer version
+ * wrote, is not: --stranded leaves it alone.
+ */
+static bool stranded(const struct instance_dir *d)
+{
+	struct cpusteer_instance_state st;
+	int err;
+
+	if (instance_dir_is_empty(d))
+		return true;
+	err = instance_read_record(d->fd, &st);
+	if (err)
+		return err == -ENOENT;
+	return !state_in_service(st.phase);
+}
+
+struct unload_opts {
+	bool stranded;
+};
+
+static int unload(const char *ifname, const struct unload_opts *opts)
 {
 	struct outcome o = { .how = "pins removed", .restored = true };
 	struct instance_dir d;
@@ -262,6 +284,12 @@ static int unload(const char *ifname)
 		return err;
 	signals_defer();
 	err = instance_dir_open(&d, DIR_LOCK_EX);
+	if (opts->stranded && (err == -ENOENT || (!err && !stranded(&d)))) {
+		/* Nothing stranded: what serves is not this option's. */
+		instance_dir_close(&d);
+		signals_report_held("unload", 0);
+		return 0;
+	}
 	if (err == -ENOENT)
 		err = find_elsewhere(&d, &here, &o);
 	if (!err && d.fd >= 0) {
@@ -277,6 +305,13 @@ static int unload(const char *ifname)
 	return err;
 }
 
+static const struct cli_option unload_options[] = {
+	CLI_FLAG("stranded", struct unload_opts, stranded,
+		 "only what a killed load or unload left; an instance in\n"
+		 "service stays, and nothing there is no error"),
+	{}
+};
+
 const struct cli_command unload_command = {
 	.name = "unload",
 	.summary = "detach, restore device settings, remove pins",
@@ -284,19 +319,21 @@ const struct cli_command unload_command = {
 	.about = "Detaches cpusteer from IFACE, restores the device settings it changed\n"
 		 "and removes its pins. Finishes what an interrupted command left, and\n"
 		 "succeeds on what is left when the interface has vanished.\n",
+	.groups = { { unload_options, 0 } },
 	.run = cmd_unload,
 };
 
 int cmd_unload(int argc, char **argv)
 {
+	struct unload_opts o = {};
 	int operand, err;
 
-	err = cli_parse(&unload_command, argc, argv, NULL, &operand);
+	err = cli_parse(&unload_command, argc, argv, &o, &operand);
 	if (err)
 		return cli_exit_status(err);
 	if (ifname_check(argv[operand]))
 		return EXIT_USAGE;
 	if (require_root("unload"))
 		return EXIT_FAILURE;
-	return exit_code(unload(argv[operand]));
+	return exit_code(unload(argv[operand], &o));
 }

@@ -2,9 +2,8 @@
 # Configuration files on a live interface: load --config takes the file's
 # options, set --config applies a changed file to the running instance
 # (a reload) and refuses what only load can change, and a bad or untrusted
-# file changes nothing. Then the commands of the systemd unit
-# dist/cpusteer@.service.in, as systemd would run them for vethB: start,
-# reload, stop, with the device back as it was.
+# file changes nothing. (The systemd unit that runs them:
+# test_netns_unit.sh.)
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -98,43 +97,10 @@ test_bad_file_changes_nothing() {
 	done
 }
 
-# The unit's command for ACTION (Start, Reload, Stop) as systemd would
-# run it for vethB: %I is the instance name, the binary the tree's, and
-# the configuration folder the test's.
-unit_command() {	# ACTION
-	sed -n "s/^Exec$1=//p" "$NETNS_TOP/dist/cpusteer@.service.in" |
-		sed -e "s|@SBINDIR@/cpusteer|$CPUSTEER|" -e "s|@SYSCONFDIR@|$NETNS_TMP/etc|" \
-		    -e "s|%I|$VB|g"
-}
-
-test_unit_start_reload_stop() {
-	local before cmd
-
-	mkdir -p "$NETNS_TMP/etc/cpusteer"
-	in_b ethtool -K "$VB" gro on
-	before=$(loaded_state)
-	write_config "etc/cpusteer/$VB.conf" "cpus = 1" "qsize = 128" "gro = off"
-	cmd=$(unit_command Start)
-	[[ $cmd == *" load $VB --config "* ]] || { t_fail "the unit's start command: $cmd"; return; }
-	# shellcheck disable=SC2086 # the unit's words
-	in_b $cmd >/dev/null || { t_fail "start: $cmd failed"; return; }
-	t_eq "after start" "cpus 1 qsize 128" "$(status_of cpus qsize | tr '\n' ' ' | sed 's/ $//')"
-	write_config "etc/cpusteer/$VB.conf" "cpus = 0" "qsize = 128" "gro = off"
-	cmd=$(unit_command Reload)
-	# shellcheck disable=SC2086
-	in_b $cmd >/dev/null || t_fail "reload: $cmd failed"
-	t_eq "after reload" "cpus 0" "$(status_of cpus)"
-	cmd=$(unit_command Stop)
-	# shellcheck disable=SC2086
-	in_b $cmd >/dev/null || t_fail "stop: $cmd failed"
-	t_eq "after stop: no program, no pins, the device as before" "$before" "$(loaded_state)"
-}
-
 all_tests() {
 	t_run netns_config_load_takes_the_file test_load_takes_the_file
 	t_run netns_config_reload_applies_the_changed_file test_reload_applies_the_changed_file
 	t_run netns_config_bad_file_changes_nothing test_bad_file_changes_nothing
-	t_run netns_config_unit_start_reload_stop test_unit_start_reload_stop
 }
 
 t_plan_of all_tests
