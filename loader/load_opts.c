@@ -109,7 +109,8 @@ static int opt_xdp_mode(void *opts, const char *arg)
 
 /* What both load and set change: the cpumap entries and the device. */
 static const struct cli_option load_set_options[] = {
-	CLI_FLAG("no-symmetric", struct load_opts, symmetric_off, "symmetric mode off (the default)"),
+	CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
+		       "symmetric mode off (the default)"),
 	CLI_OPTION("qsize", "N", opt_qsize, "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
 	  CLI_NUMBER(DEFAULT_QSIZE)),
 	CLI_OPTION("remote", "none|pass|drop|redirect:IFACE", opt_remote,
@@ -146,10 +147,15 @@ static const struct cli_option config_options[] = {
  */
 static const struct cli_option attach_options[] = {
 	CLI_OPTION("xdp-mode", "native|skb", opt_xdp_mode, "attach mode", "native"),
-	CLI_FLAG("no-touch", struct load_opts, notouch, "attach the benchmark floor: redirect without parsing"),
-	CLI_FLAG("bucket-stats", struct load_opts, bucket_stats,
-		 "count each bucket's packets and bytes, for balance;\n"
-		 "as many buckets as --buckets gives now"),
+	CLI_SWITCH_ON("no-touch", struct load_opts, notouch_given,
+		      "attach the benchmark floor: redirect without parsing"),
+	CLI_SWITCH_OFF("touch", struct load_opts, notouch_given,
+		       "parse and steer every frame (the default)"),
+	CLI_SWITCH_ON("bucket-stats", struct load_opts, bucket_stats_given,
+		      "count each bucket's packets and bytes, for balance;\n"
+		      "as many buckets as --buckets gives now"),
+	CLI_SWITCH_OFF("no-bucket-stats", struct load_opts, bucket_stats_given,
+		       "no bucket counters (the default)"),
 	{}
 };
 
@@ -209,6 +215,8 @@ int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int arg
 	if (err)
 		return err;
 	lo->ifname = argv[operand];
+	lo->notouch = cli_switch_on(lo->notouch_given, false);
+	lo->bucket_stats = cli_switch_on(lo->bucket_stats_given, false);
 	if (ifname_check(lo->ifname) || steer_opts_check_usage(&lo->steer))
 		return -EINVAL;
 	return 0;

@@ -22,7 +22,13 @@ struct load_opts {
 	bool qsize_given, remote_given;
 	struct device_settings dev;	/* dev.mask: what was asked for */
 	int xdp_mode;			/* libxdp enum xdp_attach_mode */
-	bool xdp_mode_given, notouch, symmetric_off;
+	bool xdp_mode_given;
+	/* --no-touch and --bucket-stats as given (both forms of each), and
+	 * what they come to, off unless given: only load sets them, and set
+	 * checks them against the instance.
+	 */
+	enum cli_switch notouch_given, bucket_stats_given;
+	bool notouch;
 	bool bucket_stats;		/* load only: the counters are sized then */
 	const char *config_path;	/* --config */
 	const char *ifname;

@@ -102,16 +102,6 @@ static int opt_key(void *opts, const char *arg)
 	return parse_key(arg, o->cfg.key);
 }
 
-static int opt_symmetric(void *opts, const char *arg)
-{
-	struct steer_opts *o = opts;
-
-	(void)arg;
-	o->symmetric_given = true;
-	o->cfg.symmetric = 1;
-	return 0;
-}
-
 static int opt_buckets(void *opts, const char *arg)
 {
 	struct steer_opts *o = opts;
@@ -149,7 +139,8 @@ const struct cli_option steer_options[] = {
 	  "all online"),
 	CLI_OPTION("weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1"),
 	CLI_OPTION("key", "HEX", opt_key, "128-bit hash key, 32 hex digits", "random"),
-	CLI_OPTION("symmetric", NULL, opt_symmetric, "both directions of a connection share a CPU", NULL),
+	CLI_SWITCH_ON("symmetric", struct steer_opts, symmetric,
+		      "both directions of a connection share a CPU"),
 	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
 	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
 	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
@@ -227,5 +218,6 @@ int steer_opts_finish(struct steer_opts *o)
 		o->cfg.nbuckets = CPUSTEER_DEFAULT_BUCKETS;
 	if (!o->non_ip_given)
 		o->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
+	o->cfg.symmetric = cli_switch_on(o->symmetric, false);
 	return steer_opts_validate(o, NULL);
 }

@@ -24,8 +24,12 @@ struct steer_opts {
 	const struct cpu_machine *machine;
 	const char *weights_arg;	/* applied once the CPU list is known */
 	struct cpusteer_config cfg;
+	/* --symmetric or --no-symmetric; cfg.symmetric once resolved (load:
+	 * steer_opts_finish, set: against the running value).
+	 */
+	enum cli_switch symmetric;
 	/* Which options the command line gave; `set` changes only those. */
-	bool cpus_given, weights_given, key_given, symmetric_given;
+	bool cpus_given, weights_given, key_given;
 	bool buckets_given, non_ip_given, hash_given, inner_given;
 };
 

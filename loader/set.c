@@ -57,7 +57,7 @@ static int merge(struct load_opts *lo, const struct change *cur)
 	if (!o->inner_given)
 		inner_copy(&o->cfg, &cur->cfg);
 	o->cfg.bucket_stats = cur->cfg.bucket_stats;
-	o->cfg.symmetric = lo->symmetric_off ? 0 : o->symmetric_given ? 1 : cur->cfg.symmetric;
+	o->cfg.symmetric = cli_switch_on(o->symmetric, cur->cfg.symmetric);
 	if (o->hash_given && o->cfg.hash_fn != cur->cfg.hash_fn &&
 	    (o->cfg.hash_fn == CPUSTEER_HASH_NIC || cur->cfg.hash_fn == CPUSTEER_HASH_NIC)) {
 		log_err("cannot change --hash to or from nic with set: the program that reads the NIC's hash is bound to the device when it loads; unload and load again");

@@ -328,7 +328,7 @@ static void test_options_land_in_their_struct(void)
 	ASSERT_EQ(lo.cm.qsize, 64, "--qsize");
 	ASSERT_EQ(lo.qsize_given, 1, "--qsize given");
 	ASSERT_EQ(lo.notouch, 1, "--no-touch, a declared flag");
-	ASSERT_EQ(lo.symmetric_off, 0, "--no-symmetric not given");
+	ASSERT_EQ(lo.steer.symmetric, CLI_UNSET, "neither --symmetric nor --no-symmetric given");
 	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only --gro asked of the device");
 	ASSERT_EQ(lo.dev.gro, 0, "--gro off");
 	ASSERT_TRUE(lo.ifname && !strcmp(lo.ifname, "eth0"), "the operand after permutation");

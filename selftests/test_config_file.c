@@ -65,15 +65,15 @@ static void test_lines_apply_as_options(void)
 	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only gro asked of the device");
 	ASSERT_EQ(lo.dev.gro, 0, "gro off");
 	ASSERT_EQ(lo.xdp_mode_given, 1, "xdp-mode given");
-	ASSERT_EQ(lo.bucket_stats, 1, "a flag set by yes");
-	ASSERT_EQ(lo.symmetric_off, 1, "symmetric = no gives --no-symmetric");
-	ASSERT_EQ(lo.steer.symmetric_given, 0, "and not --symmetric");
+	ASSERT_EQ(lo.bucket_stats_given, CLI_ON, "a flag set by yes");
+	ASSERT_EQ(lo.steer.symmetric, CLI_OFF, "symmetric = no gives --no-symmetric");
 	ASSERT_EQ(lo.remote_given, 1, "the last line, without a newline");
 
-	apply_text("bucket-stats = false\nsymmetric = true\n", &lo, &a);
+	apply_text("bucket-stats = false\nsymmetric = true\nno-touch = no\n", &lo, &a);
 	ASSERT_EQ(a.ret, 0, "true and false");
-	ASSERT_EQ(lo.bucket_stats, 0, "a flag without a no- form left alone by false");
-	ASSERT_EQ(lo.steer.symmetric_given, 1, "symmetric = true");
+	ASSERT_EQ(lo.bucket_stats_given, CLI_OFF, "bucket-stats = false gives --no-bucket-stats");
+	ASSERT_EQ(lo.steer.symmetric, CLI_ON, "symmetric = true");
+	ASSERT_EQ(lo.notouch_given, CLI_OFF, "no-touch = no gives --touch");
 }
 
 static void expect_bad_line(const char *text, const char *where, const char *mention)
@@ -99,6 +99,8 @@ static void test_bad_lines_name_file_and_line(void)
 	expect_bad_line("cpus = 0\nqsize = 0\n", "x.conf:2: ", "bad --qsize '0'");
 	expect_bad_line("# c\nqueue = 4\n", "x.conf:2: ", "unknown key 'queue'");
 	expect_bad_line("cpus = 0\n\ncpus = 1\n", "x.conf:3: ", "'cpus' is given twice, also on line 1");
+	expect_bad_line("symmetric = yes\nno-symmetric = yes\n", "x.conf:2: ",
+			"'no-symmetric' and 'symmetric' on line 1 are one flag");
 	expect_bad_line("cpus 0\n", "x.conf:1: ", "expected KEY = VALUE");
 	expect_bad_line(" = 0\n", "x.conf:1: ", "expected KEY = VALUE");
 	expect_bad_line("cpus =\n", "x.conf:1: ", "'cpus' needs a value");
@@ -218,6 +220,143 @@ static void test_command_line_wins_over_the_file(void)
 	remove_dir();
 }
 
+/* What each flag of load comes to once load has resolved it, by the form
+ * that turns it on. The walk below fails on a flag it cannot find here,
+ * so that a new flag gets a line.
+ */
+static int symmetric_of(struct load_opts *lo)
+{
+	return steer_opts_finish(&lo->steer) ? -1 : (int)lo->steer.cfg.symmetric;
+}
+
+static int notouch_of(struct load_opts *lo)
+{
+	return lo->notouch;
+}
+
+static int bucket_stats_of(struct load_opts *lo)
+{
+	return lo->bucket_stats;
+}
+
+static const struct {
+	const char *on;
+	int (*value)(struct load_opts *lo);
+} load_flags[] = {
+	{ "symmetric", symmetric_of },
+	{ "no-touch", notouch_of },
+	{ "bucket-stats", bucket_stats_of },
+};
+
+/* The form of flag `name` that undoes it: no-NAME, or NAME without its
+ * "no-" when the flag is itself a negative (no-touch, touch).
+ */
+static const char *other_form(const char *name, char *buf, size_t len)
+{
+	struct load_opts lo;
+	void *target;
+
+	snprintf(buf, len, "no-%s", name);
+	if (cli_lookup(&load_command, &lo, buf, &target))
+		return buf;
+	if (!strncmp(name, "no-", 3) && cli_lookup(&load_command, &lo, name + 3, &target))
+		return name + 3;
+	return NULL;
+}
+
+/* One case of the walk: a file that gives the flag (NULL: no --config),
+ * then the command line's words. "ON" and "OFF" stand for the flag's two
+ * forms.
+ */
+struct flag_case {
+	const char *file_form, *file_value;
+	const char *word[2];
+	bool on;
+};
+
+static void check_flag_case(int flag, const char *on, const char *off, const struct flag_case *fc)
+{
+	char line[64], words[2][64], what[256];
+	char *argv[4] = { NULL };
+	struct parsed p;
+	int i, n = 0, used;
+
+	used = snprintf(what, sizeof(what), "load --cpus 0");
+	for (i = 0; i < 2 && fc->word[i]; i++) {
+		snprintf(words[i], sizeof(words[i]), "--%s", !strcmp(fc->word[i], "ON") ? on : off);
+		argv[n++] = words[i];
+		used += snprintf(what + used, sizeof(what) - used, " %s", words[i]);
+	}
+	if (fc->file_form) {
+		snprintf(line, sizeof(line), "%s = %s", !strcmp(fc->file_form, "ON") ? on : off,
+			 fc->file_value);
+		write_file("flag.conf", line, 0600);
+		argv[n++] = "--config";
+		argv[n++] = "FILE";
+		used += snprintf(what + used, sizeof(what) - used, " --config '%s'", line);
+	}
+	snprintf(what + used, sizeof(what) - used, ": --%s %s", on, fc->on ? "on" : "off");
+	parse_with(&load_command, "flag.conf", &p, "--cpus", "0", argv[0], argv[1], argv[2],
+		   argv[3], NULL);
+	ASSERT_EQ(p.ret, 0, what);
+	ASSERT_EQ(load_flags[flag].value(&p.lo), fc->on, what);
+}
+
+/* Every flag of load (the tables', so a new one is walked too): the last
+ * form given on the command line wins, and the command line wins over the
+ * file. "ON" and "OFF" stand for the flag's two forms.
+ */
+static void test_every_flag_last_word_wins(void)
+{
+	static const struct flag_case cases[] = {
+		{ NULL, NULL, { NULL }, false },
+		{ NULL, NULL, { "ON" }, true },
+		{ NULL, NULL, { "ON", "OFF" }, false },
+		{ NULL, NULL, { "OFF", "ON" }, true },
+		{ "ON", "yes", { NULL }, true },
+		{ "ON", "no", { NULL }, false },
+		{ "ON", "yes", { "OFF" }, false },
+		{ "ON", "no", { "ON" }, true },
+		{ "OFF", "yes", { "ON" }, true },
+		{ "OFF", "no", { "OFF" }, false },
+	};
+	const struct cli_group *g;
+	const struct cli_option *o;
+	char buf[64], what[128];
+	const char *off;
+	size_t f, c, walked = 0;
+
+	if (make_dir())
+		SKIP("no folder in /tmp");
+	for (g = load_command.groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			if (o->arg)
+				continue;
+			for (f = 0; f < ARRAY_SIZE(load_flags); f++)
+				if (!strcmp(load_flags[f].on, o->name))
+					break;
+			off = other_form(o->name, buf, sizeof(buf));
+			snprintf(what, sizeof(what), "load's flag --%s has a form that undoes it", o->name);
+			ASSERT_TRUE(off, what);
+			if (f == ARRAY_SIZE(load_flags)) {
+				/* The undoing form of a flag the walk knows. */
+				for (f = 0; off && f < ARRAY_SIZE(load_flags); f++)
+					if (!strcmp(load_flags[f].on, off))
+						break;
+				snprintf(what, sizeof(what), "the walk knows what --%s comes to", o->name);
+				ASSERT_TRUE(off && f < ARRAY_SIZE(load_flags), what);
+				continue;
+			}
+			if (!off)
+				continue;
+			for (c = 0; c < ARRAY_SIZE(cases); c++)
+				check_flag_case(f, o->name, off, &cases[c]);
+			walked++;
+		}
+	ASSERT_EQ(walked, ARRAY_SIZE(load_flags), "every flag the walk knows is one of load's");
+	remove_dir();
+}
+
 /* Refused with one line naming `mention`, and nothing of it applied. */
 static void expect_refused(const char *name, const char *mention, const char *what)
 {
@@ -283,12 +422,13 @@ static void test_files_others_could_write_are_refused(void)
 }
 
 /* The example holds every option a service would set, each line valid
- * once uncommented; only the bench's floor and the negation of a flag
- * are left out.
+ * once uncommented; only the bench's floor and the forms that undo a
+ * flag are left out.
  */
 static void test_example_holds_every_option(void)
 {
-	static const char *const left_out[] = { CONFIG_OPTION, "no-touch", "no-symmetric" };
+	static const char *const left_out[] = { CONFIG_OPTION, "no-touch", "touch", "no-symmetric",
+						"no-bucket-stats" };
 	char *text = NULL, *uncommented, *line, *end, key[80];
 	const struct cli_group *g;
 	const struct cli_option *o;
@@ -337,6 +477,7 @@ int main(void)
 		TU_TEST(test_bad_lines_name_file_and_line),
 		TU_TEST(test_nul_byte_refused),
 		TU_TEST(test_command_line_wins_over_the_file),
+		TU_TEST(test_every_flag_last_word_wins),
 		TU_TEST(test_files_others_could_write_are_refused),
 		TU_TEST(test_example_holds_every_option),
 	};

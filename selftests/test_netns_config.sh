@@ -2,8 +2,9 @@
 # Configuration files on a live interface: load --config takes the file's
 # options, set --config applies a changed file to the running instance
 # (a reload) and refuses what only load can change, and a bad or untrusted
-# file changes nothing. (The systemd unit that runs them:
-# test_netns_unit.sh.)
+# file changes nothing. Every flag of load and set: the last form given
+# wins, the command line wins over the file, and set keeps what it is not
+# given. (The systemd unit that runs them: test_netns_unit.sh.)
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -97,10 +98,93 @@ test_bad_file_changes_nothing() {
 	done
 }
 
+# The flags of COMMAND's --help as pairs "FORM no-FORM" of a flag and the
+# form that undoes it, and every flag without one as "FORM -".
+flag_pairs() {	# COMMAND
+	local flags f
+
+	flags=$("$CPUSTEER" "$1" --help | sed -n -E 's/^  --([a-z-]+)(  .*)?$/\1/p')
+	for f in $flags; do
+		if grep -qx "no-$f" <<<"$flags"; then
+			echo "$f no-$f"
+		elif [[ $f != no-* ]] || ! grep -qx "${f#no-}" <<<"$flags"; then
+			echo "$f -"
+		fi
+	done
+}
+
+# Whether FORM of a flag is in effect on vethB, as status --json says:
+# its own key, or the negation of the other form's ("no-touch" is shown
+# as no_touch, so "touch" is its negation).
+form_in_effect() {	# FORM
+	local key=${1//-/_}
+
+	cs status "$VB" --json | jq -r --arg k "$key" '.instances[0] as $i |
+		if $i | has($k) then $i[$k]
+		elif ($k | startswith("no_")) and ($i | has($k[3:])) then ($i[$k[3:]] | not)
+		elif $i | has("no_" + $k) then ($i["no_" + $k] | not)
+		else "not shown" end'
+}
+
+# Every flag of load (from its --help, so a new one is walked too): the
+# last form given wins, and the command line wins over the file.
+test_load_flags_last_word_wins() {
+	local a b args last line
+
+	while read -r a b; do
+		[ "$b" != - ] || { t_fail "load --$a has no form that undoes it"; continue; }
+		for line in "-|--$a --$b|$b" "-|--$b --$a|$a" "$a = yes|--$b|$b" \
+			"$a = no|--$a|$a" "$b = yes|--$a|$a"; do
+			IFS='|' read -r file args last <<<"$line"
+			# shellcheck disable=SC2086 # the case's words
+			if [ "$file" = - ]; then
+				set -- $args
+			else
+				write_config flag.conf "$file"
+				set -- $args --config "$NETNS_TMP/flag.conf"
+			fi
+			cs load "$VB" --cpus 0 "$@" >/dev/null 2>&1 ||
+				{ t_fail "load $* (file: $file) failed"; continue; }
+			t_eq "load $* (file: $file): --$last in effect" true "$(form_in_effect "$last")"
+			cs unload "$VB" >/dev/null || t_fail "unload failed"
+		done
+	done < <(flag_pairs load)
+}
+
+# Every flag of set: the same, and a flag given neither way keeps the
+# instance's value, whichever it is.
+test_set_flags_last_word_wins() {
+	local a b
+
+	while read -r a b; do
+		[ "$b" != - ] || { t_fail "set --$a has no form that undoes it"; continue; }
+		cs load "$VB" --cpus 0 "--$a" >/dev/null || { t_fail "load --$a failed"; continue; }
+		set_and_expect "$a" ""
+		set_and_expect "$b" "--$a --$b"
+		set_and_expect "$b" ""
+		set_and_expect "$a" "--$b --$a"
+		write_config flag.conf "$a = yes"
+		set_and_expect "$b" "--config $NETNS_TMP/flag.conf --$b"
+		write_config flag.conf "$a = no"
+		set_and_expect "$a" "--$a --config $NETNS_TMP/flag.conf"
+		write_config flag.conf "$b = yes"
+		set_and_expect "$a" "--config $NETNS_TMP/flag.conf --$a"
+		cs unload "$VB" >/dev/null || t_fail "unload failed"
+	done < <(flag_pairs set)
+}
+
+set_and_expect() {	# FORM ARGS
+	# shellcheck disable=SC2086 # the case's words
+	cs set "$VB" $2 >/dev/null || { t_fail "set $2 failed"; return; }
+	t_eq "set ${2:-with no option}: --$1 in effect" true "$(form_in_effect "$1")"
+}
+
 all_tests() {
 	t_run netns_config_load_takes_the_file test_load_takes_the_file
 	t_run netns_config_reload_applies_the_changed_file test_reload_applies_the_changed_file
 	t_run netns_config_bad_file_changes_nothing test_bad_file_changes_nothing
+	t_run netns_config_load_flags_last_word_wins test_load_flags_last_word_wins
+	t_run netns_config_set_flags_last_word_wins test_set_flags_last_word_wins
 }
 
 t_plan_of all_tests

@@ -111,11 +111,30 @@ static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+const void *cli_setting(const struct cli_option *o, void *target)
+{
+	return o->sets ? (const void *)((char *)target + o->flag) : (const void *)o;
+}
+
 int cli_apply(const struct cli_option *o, void *target, const char *arg)
 {
 	if (o->parse)
 		return o->parse(target, arg);
-	*(bool *)((char *)target + o->flag) = true;
+	if (o->sets)
+		*(enum cli_switch *)((char *)target + o->flag) = o->sets;
+	else
+		*(bool *)((char *)target + o->flag) = true;
+	return 0;
+}
+
+int cli_apply_flag(const struct cli_option *o, void *target, bool on)
+{
+	if (on)
+		return cli_apply(o, target, NULL);
+	if (o->sets)
+		*(enum cli_switch *)((char *)target + o->flag) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
+	else if (!o->parse)
+		*(bool *)((char *)target + o->flag) = false;
 	return 0;
 }
 

@@ -15,10 +15,24 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+/* A flag's state: which of its two forms (--X, --no-X) was given last, on
+ * the command line or in a file, or neither. The command turns it into a
+ * setting once, with cli_switch_on(): against its default when it loads,
+ * against the running value when it changes an instance. So the last
+ * word wins and the command line wins over the file, for every flag.
+ */
+enum cli_switch { CLI_UNSET, CLI_ON, CLI_OFF };
+
+static inline bool cli_switch_on(enum cli_switch s, bool otherwise)
+{
+	return s == CLI_UNSET ? otherwise : s == CLI_ON;
+}
+
 /* One option. `parse` gets the command's option struct (moved by the
  * group's offset) and the value, NULL for a flag; it returns 0, or a
  * negative errno after printing one line that says why the value is bad.
- * A flag without a parser sets the bool at offset `flag` instead.
+ * A flag without a parser writes at offset `flag` of that struct: the
+ * state `sets` of a switch, or, with `sets` CLI_UNSET, true to a bool.
  */
 struct cli_option {
 	const char *name;	/* long name, without the dashes */
@@ -27,13 +41,25 @@ struct cli_option {
 	const char *help;	/* '\n' continues it under the help column */
 	const char *def;	/* the default as shown, or NULL */
 	size_t flag;
+	enum cli_switch sets;
 };
 
 #define CLI_OPTION(name_, arg_, parse_, help_, def_) \
 	{ .name = (name_), .arg = (arg_), .parse = (parse_), .help = (help_), .def = (def_) }
-/* A flag that only sets a bool member of the group's struct. */
+/* A flag that only sets a bool member of the group's struct, for commands
+ * that read no file: nothing there can give it first, so it needs no
+ * --no- form.
+ */
 #define CLI_FLAG(name_, type_, member_, help_) \
 	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_) }
+/* The two forms of a switch (an enum cli_switch member): every flag of a
+ * command that reads a --config file is one, with both forms declared,
+ * so that the command line can undo what the file says.
+ */
+#define CLI_SWITCH_ON(name_, type_, member_, help_) \
+	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_), .sets = CLI_ON }
+#define CLI_SWITCH_OFF(name_, type_, member_, help_) \
+	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_), .sets = CLI_OFF }
 
 /* Options shared by several commands are declared once as a group and
  * parse into a member of each command's own option struct.
@@ -103,6 +129,15 @@ const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, c
  * `arg` is its value, NULL for a flag.
  */
 int cli_apply(const struct cli_option *o, void *target, const char *arg);
+/* A flag given as yes (`on`) or no, as a file gives it: no to a switch
+ * gives its other form.
+ */
+int cli_apply_flag(const struct cli_option *o, void *target, bool on);
+
+/* What an option sets, the same for both forms of a switch: an option
+ * "given twice" is a setting given twice.
+ */
+const void *cli_setting(const struct cli_option *o, void *target);
 
 void cli_print_help(const struct cli_command *cmd, FILE *f);
 /* The command's lines of the man page's SYNOPSIS, in roff. */

@@ -163,29 +163,35 @@ static bool next_line(char **text, char *end, struct config_line *line)
 	return true;
 }
 
-static int apply_flag(const struct cli_command *cmd, void *opts, const struct cli_option *o,
-		      void *target, const struct config_line *line)
+static int apply_flag(const struct cli_option *o, void *target, const struct config_line *line)
 {
-	const struct cli_option *negation;
-	char name[64], shown[64];
-	void *negation_target;
+	char shown[64];
 
 	if (!strcmp(line->value, "yes") || !strcmp(line->value, "true"))
-		return cli_apply(o, target, NULL);
-	if (strcmp(line->value, "no") && strcmp(line->value, "false")) {
-		log_printable(line->value, shown, sizeof(shown));
-		log_err("bad %s '%s': expected yes or no", o->name, shown);
-		return -EINVAL;
-	}
-	snprintf(name, sizeof(name), "no-%s", o->name);
-	negation = cli_lookup(cmd, opts, name, &negation_target);
-	return negation && !negation->arg ? cli_apply(negation, negation_target, NULL) : 0;
+		return cli_apply_flag(o, target, true);
+	if (!strcmp(line->value, "no") || !strcmp(line->value, "false"))
+		return cli_apply_flag(o, target, false);
+	log_printable(line->value, shown, sizeof(shown));
+	log_err("bad %s '%s': expected yes or no", o->name, shown);
+	return -EINVAL;
 }
 
+/* Lines already applied, by what they set: both forms of a flag set one
+ * thing, so `symmetric = yes` and `no-symmetric = yes` contradict or
+ * repeat each other, as one key given twice does.
+ */
+struct given {
+	const void *setting[MAX_KEYS];
+	const struct cli_option *option[MAX_KEYS];
+	unsigned line[MAX_KEYS];
+	int n;
+};
+
 static int apply_line(const struct cli_command *cmd, void *opts, const struct config_line *line,
-		      const struct cli_option **given, unsigned *given_on, int *ngiven)
+		      struct given *given)
 {
 	const struct cli_option *o;
+	const void *setting;
 	char shown[64];
 	void *target;
 	int i;
@@ -205,19 +211,26 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 			shown, cmd->name, shown, cmd->name);
 		return -EINVAL;
 	}
-	for (i = 0; i < *ngiven; i++)
-		if (given[i] == o) {
-			log_err("'%s' is given twice, also on line %u", shown, given_on[i]);
-			return -EINVAL;
-		}
-	if (*ngiven == MAX_KEYS) {
+	setting = cli_setting(o, target);
+	for (i = 0; i < given->n; i++) {
+		if (given->setting[i] != setting)
+			continue;
+		if (given->option[i] == o)
+			log_err("'%s' is given twice, also on line %u", shown, given->line[i]);
+		else
+			log_err("'%s' and '%s' on line %u are one flag: give one of them", shown,
+				given->option[i]->name, given->line[i]);
+		return -EINVAL;
+	}
+	if (given->n == MAX_KEYS) {
 		log_err("more than %d options", MAX_KEYS);
 		return -EINVAL;
 	}
-	given[*ngiven] = o;
-	given_on[(*ngiven)++] = line->number;
+	given->setting[given->n] = setting;
+	given->option[given->n] = o;
+	given->line[given->n++] = line->number;
 	if (!o->arg)
-		return apply_flag(cmd, opts, o, target, line);
+		return apply_flag(o, target, line);
 	if (!*line->value) {
 		log_err("'%s' needs a value: %s", shown, o->arg);
 		return -EINVAL;
@@ -228,12 +241,11 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 int config_text_apply(char *text, size_t len, const char *shown, const struct cli_command *cmd,
 		      void *opts)
 {
-	const struct cli_option *given[MAX_KEYS];
-	unsigned given_on[MAX_KEYS];
 	struct config_line line = { 0 };
 	char where[SHOWN_LEN + 16];
+	struct given given = { .n = 0 };
 	char *end = text + len;
-	int ngiven = 0, err = 0;
+	int err = 0;
 
 	if (memchr(text, '\0', len)) {
 		log_err("refusing %s: it holds a NUL byte, so it is not a text file", shown);
@@ -244,7 +256,7 @@ int config_text_apply(char *text, size_t len, const char *shown, const struct cl
 			continue;
 		snprintf(where, sizeof(where), "%s:%u", shown, line.number);
 		log_set_where(where);
-		err = apply_line(cmd, opts, &line, given, given_on, &ngiven);
+		err = apply_line(cmd, opts, &line, &given);
 		log_set_where(NULL);
 	}
 	return err;

@@ -7,10 +7,10 @@
  *
  * Each key is the name of an option of the command, each value what the
  * command line would take after it; a flag takes yes or no (also true or
- * false), and `NAME = no` gives the flag no-NAME where the command has one.
- * The values go through the options' own parsers, so a file accepts and
- * refuses exactly what the command line does. A bad line is one message,
- * "FILE:LINE: what is wrong".
+ * false), and no gives its other form (`symmetric = no` is
+ * --no-symmetric). The values go through the options' own parsers, so a
+ * file accepts and refuses exactly what the command line does. A bad line
+ * is one message, "FILE:LINE: what is wrong".
  *
  * Root acts on what the file says, so the file must be one that only root
  * (or the caller) can have written: a regular file, not a link, owned by
