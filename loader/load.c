@@ -194,28 +194,30 @@ out_unpin:
  * made; a driver that gives no hash is only a note: the software hash
  * then serves every frame, as it would for the frames it has none for.
  */
-static int check_nic_hash(const struct load_opts *lo, const struct instance_dir *d,
-			  int ifindex)
+static int check_nic_hash(struct load_opts *lo, const struct instance_dir *d, int ifindex)
 {
+	int err = 0;
+
 	if (lo->steer.cfg.hash_fn != CPUSTEER_HASH_NIC)
 		return 0;
+	load_opts_blame(lo, "hash", lo->notouch ? "no-touch"
+				  : lo->xdp_mode == XDP_MODE_SKB ? "xdp-mode" : NULL);
 	if (lo->notouch) {
 		log_err("--hash nic cannot go with --no-touch: the floor reads no hash");
-		return -EINVAL;
-	}
-	if (lo->xdp_mode == XDP_MODE_SKB) {
+		err = -EINVAL;
+	} else if (lo->xdp_mode == XDP_MODE_SKB) {
 		log_err("--hash nic needs --xdp-mode native: the kernel binds no program to a device in skb mode");
-		return -EINVAL;
-	}
-	if (!kernel_has_rx_hash()) {
+		err = -EINVAL;
+	} else if (!kernel_has_rx_hash()) {
 		log_err("cannot use --hash nic on %s: this kernel has no bpf_xdp_metadata_rx_hash (Linux 6.3 and later)",
 			d->shown);
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
 	}
-	if (!device_rx_hash(ifindex))
+	log_set_where(NULL);
+	if (!err && !device_rx_hash(ifindex))
 		log_err("note: the driver of %s gives XDP no RX hash: every frame takes the software hash (siphash13)",
 			d->shown);
-	return 0;
+	return err;
 }
 
 static int load(struct load_opts *lo)

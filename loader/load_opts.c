@@ -193,6 +193,7 @@ static void load_opts_init(struct load_opts *lo)
 	memset(lo, 0, sizeof(*lo));
 	lo->cm.qsize = DEFAULT_QSIZE;
 	lo->xdp_mode = XDP_MODE_NATIVE;
+	cli_origins_forget();
 }
 
 int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv)
@@ -220,4 +221,9 @@ int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int arg
 	if (ifname_check(lo->ifname) || steer_opts_check_usage(&lo->steer))
 		return -EINVAL;
 	return 0;
+}
+
+void load_opts_blame(struct load_opts *lo, const char *name, const char *or)
+{
+	cli_blame(&load_command, lo, name, or);
 }

@@ -42,4 +42,7 @@ struct load_opts {
  */
 int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv);
 
+/* steer_opts_blame for every option of load and set. */
+void load_opts_blame(struct load_opts *lo, const char *name, const char *or);
+
 #endif

@@ -153,36 +153,70 @@ const struct cli_option steer_options[] = {
 	{}
 };
 
-int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running)
+/* The steering options as a command of their own, for cli_blame. */
+static const struct cli_command steer_group = {
+	.name = "steer",
+	.groups = { { steer_options, 0 } },
+};
+
+void steer_opts_blame(const struct steer_opts *o, const char *name, const char *or)
+{
+	cli_blame(&steer_group, (void *)o, name, or);
+}
+
+static int check_weighted(const struct steer_opts *o)
 {
 	__u32 i, with_weight = 0;
-	int err;
 
-	err = cpuset_check(&o->cpus, running, o->machine);
-	if (err)
-		return err;
 	for (i = 0; i < o->cpus.n; i++)
 		with_weight += o->cpus.weight[i] > 0;
 	if (!with_weight) {
+		steer_opts_blame(o, "weights", "cpus");
 		log_err("bad CPU set: no CPU has a weight, so no CPU would get a bucket");
 		return -EINVAL;
 	}
 	if (o->cfg.nbuckets < with_weight) {
+		steer_opts_blame(o, "buckets", "cpus");
 		log_err("bad bucket count %u: below the %u CPUs that have a weight, so some would get none",
 			o->cfg.nbuckets, with_weight);
 		return -EINVAL;
 	}
-	if (o->cfg.hash_fn == CPUSTEER_HASH_NIC && o->cfg.inner) {
+	return 0;
+}
+
+static int check_nic_hash(const struct steer_opts *o)
+{
+	if (o->cfg.hash_fn != CPUSTEER_HASH_NIC)
+		return 0;
+	if (o->cfg.inner) {
+		steer_opts_blame(o, "hash", "inner");
 		log_err("--hash nic cannot go with --inner: the NIC hashes a tunnel's frames by their outer header");
 		return -EINVAL;
 	}
-	if (o->cfg.hash_fn == CPUSTEER_HASH_NIC && o->cfg.symmetric) {
+	if (o->cfg.symmetric) {
+		steer_opts_blame(o, "hash", "symmetric");
 		log_err("--hash nic cannot go with --symmetric: the NIC's hash is symmetric only if the NIC is set so, which cpusteer cannot see");
 		return -EINVAL;
 	}
-	if (o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS && !(running && !o->non_ip_given))
-		return cpu_check(o->cfg.non_ip_cpu, o->machine);
 	return 0;
+}
+
+int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running)
+{
+	int err;
+
+	steer_opts_blame(o, "cpus", NULL);
+	err = cpuset_check(&o->cpus, running, o->machine);
+	if (!err)
+		err = check_weighted(o);
+	if (!err)
+		err = check_nic_hash(o);
+	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS && !(running && !o->non_ip_given)) {
+		steer_opts_blame(o, "non-ip", NULL);
+		err = cpu_check(o->cfg.non_ip_cpu, o->machine);
+	}
+	log_set_where(NULL);
+	return err;
 }
 
 int steer_opts_check_usage(const struct steer_opts *o)
@@ -192,7 +226,17 @@ int steer_opts_check_usage(const struct steer_opts *o)
 	if (!o->weights_given || !o->cpus_given)
 		return 0;
 	cpus = o->cpus;
-	return cpuset_parse_weights(&cpus, o->weights_arg);
+	return steer_opts_weigh(o, &cpus);
+}
+
+int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus)
+{
+	int err;
+
+	steer_opts_blame(o, "weights", NULL);
+	err = cpuset_parse_weights(cpus, o->weights_arg);
+	log_set_where(NULL);
+	return err;
 }
 
 int steer_opts_finish(struct steer_opts *o)
@@ -205,7 +249,7 @@ int steer_opts_finish(struct steer_opts *o)
 			return err;
 	}
 	if (o->weights_given) {
-		err = cpuset_parse_weights(&o->cpus, o->weights_arg);
+		err = steer_opts_weigh(o, &o->cpus);
 		if (err)
 			return err;
 	}

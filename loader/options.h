@@ -45,6 +45,17 @@ int steer_opts_finish(struct steer_opts *o);
  */
 int steer_opts_check_usage(const struct steer_opts *o);
 
+/* Applies --weights to `cpus`: one line, naming the file's line that gave
+ * them, when they do not fit.
+ */
+int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus);
+
+/* Until log_set_where(NULL), messages start with the "FILE:LINE" where a
+ * file gave option `name`, or else `or` (NULL for none), when a file gave
+ * it: a value refused only after parsing is reported where it was written.
+ */
+void steer_opts_blame(const struct steer_opts *o, const char *name, const char *or);
+
 /* The checks of steer_opts_finish alone, also for a configuration merged
  * over a running one. CPUs of `running` (NULL when loading) need not be
  * online: a target may go offline under a running instance, and that must

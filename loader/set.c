@@ -44,7 +44,7 @@ static int merge(struct load_opts *lo, const struct change *cur)
 
 	if (!o->cpus_given)
 		o->cpus = cur->cpus;
-	if (o->weights_given && cpuset_parse_weights(&o->cpus, o->weights_arg))
+	if (o->weights_given && steer_opts_weigh(o, &o->cpus))
 		return -EINVAL;
 	if (!o->key_given)
 		memcpy(o->cfg.key, cur->cfg.key, sizeof(o->cfg.key));
@@ -60,7 +60,9 @@ static int merge(struct load_opts *lo, const struct change *cur)
 	o->cfg.symmetric = cli_switch_on(o->symmetric, cur->cfg.symmetric);
 	if (o->hash_given && o->cfg.hash_fn != cur->cfg.hash_fn &&
 	    (o->cfg.hash_fn == CPUSTEER_HASH_NIC || cur->cfg.hash_fn == CPUSTEER_HASH_NIC)) {
+		steer_opts_blame(o, "hash", NULL);
 		log_err("cannot change --hash to or from nic with set: the program that reads the NIC's hash is bound to the device when it loads; unload and load again");
+		log_set_where(NULL);
 		return -EINVAL;
 	}
 	if (!lo->qsize_given)

@@ -357,6 +357,79 @@ static void test_every_flag_last_word_wins(void)
 	remove_dir();
 }
 
+/* load_opts_parse, then steer_opts_finish as load runs it: one line on
+ * stderr from either, which must start with `where` ("" for none) and
+ * name `mention`.
+ */
+static void expect_refused_after_parsing(const char *name, const char *where, const char *mention,
+					 ...)
+{
+	char what[768], *argv[8], *arg;
+	struct tu_caught c;
+	struct parsed p;
+	int argc = 0, err;
+	va_list ap;
+
+	va_start(ap, mention);
+	while ((arg = va_arg(ap, char *)) && argc < 7)
+		argv[argc++] = arg;
+	va_end(ap);
+	argv[argc] = NULL;
+	parse_with(&load_command, name, &p, argv[0], argv[1], argv[2], argv[3], argv[4], argv[5],
+		   argv[6], NULL);
+	c = p.c;
+	err = p.ret;
+	if (!err) {
+		tu_catch_begin(&c);
+		err = steer_opts_finish(&p.lo.steer);
+		tu_catch_end(&c);
+	}
+	snprintf(what, sizeof(what), "%s %s: refused", name, mention);
+	ASSERT_TRUE(err < 0, what);
+	snprintf(what, sizeof(what), "%s: one line, 'cpusteer: %s' and '%s': %s", name, where,
+		 mention, c.err);
+	ASSERT_EQ(c.err_lines, 1, what);
+	ASSERT_TRUE(!strncmp(c.err, "cpusteer: ", 10) && !strncmp(c.err + 10, where, strlen(where)) &&
+		    strstr(c.err, mention), what);
+}
+
+/* A value that parses but is refused once every option is in is reported
+ * where the file gave it, as a line that does not parse is.
+ */
+static void test_values_refused_after_parsing_name_file_and_line(void)
+{
+	char where[128];
+
+	if (make_dir())
+		SKIP("no folder in /tmp");
+	write_file("weights.conf", "cpus = 0\nweights = 0\n", 0600);
+	snprintf(where, sizeof(where), "%s/weights.conf:2: ", dir);
+	expect_refused_after_parsing("weights.conf", where, "bad weights '0'", "--config", "FILE",
+				     NULL);
+	/* Without cpus, the weights meet the CPUs only when load finishes. */
+	write_file("weights.conf", "# weights = 0,0 of every online CPU\nweights = 0,0\n", 0600);
+	expect_refused_after_parsing("weights.conf", where, "bad weights '0,0'", "--config", "FILE",
+				     NULL);
+	write_file("cpus.conf", "cpus = 65535\n", 0600);
+	snprintf(where, sizeof(where), "%s/cpus.conf:1: ", dir);
+	expect_refused_after_parsing("cpus.conf", where, "bad CPU 65535", "--config", "FILE", NULL);
+	write_file("buckets.conf", "cpus = 0,1\nbuckets = 1\n", 0600);
+	snprintf(where, sizeof(where), "%s/buckets.conf:2: ", dir);
+	expect_refused_after_parsing("buckets.conf", where, "bad bucket count 1", "--config", "FILE",
+				     NULL);
+	write_file("nic.conf", "hash = nic\nsymmetric = yes\n", 0600);
+	snprintf(where, sizeof(where), "%s/nic.conf:1: ", dir);
+	expect_refused_after_parsing("nic.conf", where, "cannot go with --symmetric", "--config",
+				     "FILE", NULL);
+	/* What the command line gave is its own: no file named. */
+	expect_refused_after_parsing("cpus.conf", "bad CPU 65534", "bad CPU 65534", "--config", "FILE",
+				     "--cpus", "65534", NULL);
+	write_file("weights.conf", "cpus = 0,1\n", 0600);
+	expect_refused_after_parsing("weights.conf", "bad weights '0,0'", "every weight is 0",
+				     "--config", "FILE", "--weights", "0,0", NULL);
+	remove_dir();
+}
+
 /* Refused with one line naming `mention`, and nothing of it applied. */
 static void expect_refused(const char *name, const char *mention, const char *what)
 {
@@ -478,6 +551,7 @@ int main(void)
 		TU_TEST(test_nul_byte_refused),
 		TU_TEST(test_command_line_wins_over_the_file),
 		TU_TEST(test_every_flag_last_word_wins),
+		TU_TEST(test_values_refused_after_parsing_name_file_and_line),
 		TU_TEST(test_files_others_could_write_are_refused),
 		TU_TEST(test_example_holds_every_option),
 	};

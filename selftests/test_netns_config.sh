@@ -4,7 +4,8 @@
 # (a reload) and refuses what only load can change, and a bad or untrusted
 # file changes nothing. Every flag of load and set: the last form given
 # wins, the command line wins over the file, and set keeps what it is not
-# given. (The systemd unit that runs them: test_netns_unit.sh.)
+# given. A value refused after parsing names its file and line. (The
+# systemd unit that runs these commands: test_netns_unit.sh.)
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -179,12 +180,38 @@ set_and_expect() {	# FORM ARGS
 	t_eq "set ${2:-with no option}: --$1 in effect" true "$(form_in_effect "$1")"
 }
 
+# A value that parses but is refused once every option is in: one line
+# that names the file and line, and nothing changed; for load, then set.
+test_values_refused_after_parsing_name_the_line() {
+	local cmd f out rc before
+
+	write_config weights.conf "# all zero" "weights = 0,0"
+	write_config cpus.conf "cpus = 65535"
+	for cmd in load set; do
+		if [ $cmd = set ]; then
+			cs load "$VB" --cpus 0-1 >/dev/null || { t_fail "load failed"; return; }
+		fi
+		before=$(loaded_state; status_of cpus 2>/dev/null)
+		for f in weights.conf:2: cpus.conf:1:; do
+			out=$(cs $cmd "$VB" --config "$NETNS_TMP/${f%%:*}" 2>&1 >/dev/null)
+			rc=$?
+			t_ne "$cmd --config ${f%%:*}: status" 0 "$rc"
+			t_eq "$cmd --config ${f%%:*}: lines" 1 "$(wc -l <<<"$out")"
+			[[ $out == "cpusteer: $NETNS_TMP/$f "* ]] || t_fail "the line does not start with $f: $out"
+			t_eq "after $cmd --config ${f%%:*}" "$before" "$(loaded_state; status_of cpus 2>/dev/null)"
+		done
+	done
+	cs unload "$VB" >/dev/null || t_fail "unload failed"
+}
+
 all_tests() {
 	t_run netns_config_load_takes_the_file test_load_takes_the_file
 	t_run netns_config_reload_applies_the_changed_file test_reload_applies_the_changed_file
 	t_run netns_config_bad_file_changes_nothing test_bad_file_changes_nothing
 	t_run netns_config_load_flags_last_word_wins test_load_flags_last_word_wins
 	t_run netns_config_set_flags_last_word_wins test_set_flags_last_word_wins
+	t_run netns_config_values_refused_after_parsing_name_the_line \
+		test_values_refused_after_parsing_name_the_line
 }
 
 t_plan_of all_tests

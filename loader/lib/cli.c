@@ -14,6 +14,7 @@
 #define HELP_COLUMN 19		/* where help text starts, after two spaces */
 #define SHOWN_LEN 128
 #define LINE_WIDTH 80
+#define WHERE_LEN 288		/* "FILE:LINE" as config_file.c shows it */
 
 /* The built-in options every command takes, each also as its first
  * letter (-h, -v).
@@ -111,30 +112,91 @@ static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 	return 0;
 }
 
+/* Where each setting's value was written, for cli_blame: an entry per
+ * setting a file gave, emptied when the command line gives it again. A
+ * process parses one command, and --config names one file.
+ */
+static struct {
+	const void *setting;
+	char where[WHERE_LEN];
+} origins[MAX_OPTIONS];
+static int norigins;
+
+static void record_origin(const void *setting, const char *where)
+{
+	int i;
+
+	for (i = 0; i < norigins && origins[i].setting != setting; i++)
+		;
+	if (i == norigins) {
+		if (!where || i == MAX_OPTIONS)
+			return;
+		norigins++;
+	}
+	origins[i].setting = setting;
+	snprintf(origins[i].where, sizeof(origins[i].where), "%s", where ? where : "");
+}
+
+void cli_origins_forget(void)
+{
+	norigins = 0;
+}
+
+static const char *origin(const struct cli_command *cmd, void *opts, const char *name)
+{
+	const struct cli_option *o;
+	const void *setting;
+	void *target;
+	int i;
+
+	o = cli_lookup(cmd, opts, name, &target);
+	if (!o)
+		return NULL;
+	setting = cli_setting(o, target);
+	for (i = 0; i < norigins; i++)
+		if (origins[i].setting == setting)
+			return origins[i].where[0] ? origins[i].where : NULL;
+	return NULL;
+}
+
+void cli_blame(const struct cli_command *cmd, void *opts, const char *name, const char *or)
+{
+	const char *where = origin(cmd, opts, name);
+
+	if (!where && or)
+		where = origin(cmd, opts, or);
+	log_set_where(where);
+}
+
 const void *cli_setting(const struct cli_option *o, void *target)
 {
 	return o->sets ? (const void *)((char *)target + o->flag) : (const void *)o;
 }
 
-int cli_apply(const struct cli_option *o, void *target, const char *arg)
+int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where)
 {
+	int err = 0;
+
 	if (o->parse)
-		return o->parse(target, arg);
-	if (o->sets)
+		err = o->parse(target, arg);
+	else if (o->sets)
 		*(enum cli_switch *)((char *)target + o->flag) = o->sets;
 	else
 		*(bool *)((char *)target + o->flag) = true;
-	return 0;
+	if (!err)
+		record_origin(cli_setting(o, target), where);
+	return err;
 }
 
-int cli_apply_flag(const struct cli_option *o, void *target, bool on)
+int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where)
 {
 	if (on)
-		return cli_apply(o, target, NULL);
+		return cli_apply(o, target, NULL, where);
 	if (o->sets)
 		*(enum cli_switch *)((char *)target + o->flag) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
 	else if (!o->parse)
 		*(bool *)((char *)target + o->flag) = false;
+	record_origin(cli_setting(o, target), where);
 	return 0;
 }
 
@@ -167,7 +229,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 			continue;
 		}
 		i = c - OPTION_ID_BASE;
-		err = cli_apply(t.opt[i], t.target[i], optarg);
+		err = cli_apply(t.opt[i], t.target[i], optarg, NULL);
 		if (err)
 			return err < 0 ? err : -EINVAL;
 	}
@@ -183,7 +245,7 @@ int cli_set_option(const struct cli_option *options, void *opts, const char *nam
 
 	for (o = options; o->name; o++)
 		if (!strcmp(o->name, name))
-			return cli_apply(o, opts, arg);
+			return cli_apply(o, opts, arg, NULL);
 	return -ENOENT;
 }
 

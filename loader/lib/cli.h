@@ -126,18 +126,29 @@ int cli_set_option(const struct cli_option *options, void *opts, const char *nam
 const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
 				    void **target);
 /* Applies one option to its group's target as the command line would:
- * `arg` is its value, NULL for a flag.
+ * `arg` is its value, NULL for a flag. `where` is the "FILE:LINE" it was
+ * written at, NULL for the command line (see cli_blame).
  */
-int cli_apply(const struct cli_option *o, void *target, const char *arg);
+int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where);
 /* A flag given as yes (`on`) or no, as a file gives it: no to a switch
  * gives its other form.
  */
-int cli_apply_flag(const struct cli_option *o, void *target, bool on);
+int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where);
 
 /* What an option sets, the same for both forms of a switch: an option
  * "given twice" is a setting given twice.
  */
 const void *cli_setting(const struct cli_option *o, void *target);
+
+/* Until log_set_where(NULL), messages start with the "FILE:LINE" where
+ * option `name` of `cmd` got the value it holds, when a file gave it
+ * (not the command line), or else that of option `or` (NULL for none).
+ * For a value refused only after parsing (a CPU that is offline, weights
+ * that do not fit the CPUs): its message names the line it came from.
+ * cli_origins_forget() starts a new parse.
+ */
+void cli_blame(const struct cli_command *cmd, void *opts, const char *name, const char *or);
+void cli_origins_forget(void);
 
 void cli_print_help(const struct cli_command *cmd, FILE *f);
 /* The command's lines of the man page's SYNOPSIS, in roff. */

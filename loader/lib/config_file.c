@@ -163,14 +163,15 @@ static bool next_line(char **text, char *end, struct config_line *line)
 	return true;
 }
 
-static int apply_flag(const struct cli_option *o, void *target, const struct config_line *line)
+static int apply_flag(const struct cli_option *o, void *target, const struct config_line *line,
+		      const char *where)
 {
 	char shown[64];
 
 	if (!strcmp(line->value, "yes") || !strcmp(line->value, "true"))
-		return cli_apply_flag(o, target, true);
+		return cli_apply_flag(o, target, true, where);
 	if (!strcmp(line->value, "no") || !strcmp(line->value, "false"))
-		return cli_apply_flag(o, target, false);
+		return cli_apply_flag(o, target, false, where);
 	log_printable(line->value, shown, sizeof(shown));
 	log_err("bad %s '%s': expected yes or no", o->name, shown);
 	return -EINVAL;
@@ -188,7 +189,7 @@ struct given {
 };
 
 static int apply_line(const struct cli_command *cmd, void *opts, const struct config_line *line,
-		      struct given *given)
+		      const char *where, struct given *given)
 {
 	const struct cli_option *o;
 	const void *setting;
@@ -230,12 +231,12 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 	given->option[given->n] = o;
 	given->line[given->n++] = line->number;
 	if (!o->arg)
-		return apply_flag(o, target, line);
+		return apply_flag(o, target, line, where);
 	if (!*line->value) {
 		log_err("'%s' needs a value: %s", shown, o->arg);
 		return -EINVAL;
 	}
-	return cli_apply(o, target, line->value);
+	return cli_apply(o, target, line->value, where);
 }
 
 int config_text_apply(char *text, size_t len, const char *shown, const struct cli_command *cmd,
@@ -256,7 +257,7 @@ int config_text_apply(char *text, size_t len, const char *shown, const struct cl
 			continue;
 		snprintf(where, sizeof(where), "%s:%u", shown, line.number);
 		log_set_where(where);
-		err = apply_line(cmd, opts, &line, &given);
+		err = apply_line(cmd, opts, &line, where, &given);
 		log_set_where(NULL);
 	}
 	return err;

@@ -10,7 +10,8 @@
  * false), and no gives its other form (`symmetric = no` is
  * --no-symmetric). The values go through the options' own parsers, so a
  * file accepts and refuses exactly what the command line does. A bad line
- * is one message, "FILE:LINE: what is wrong".
+ * is one message, "FILE:LINE: what is wrong"; each value applied records
+ * that place (cli_blame), for the checks made after parsing.
  *
  * Root acts on what the file says, so the file must be one that only root
  * (or the caller) can have written: a regular file, not a link, owned by
