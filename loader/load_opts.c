@@ -196,23 +196,35 @@ static void load_opts_init(struct load_opts *lo)
 	cli_origins_forget();
 }
 
+/* The file first, then the command line again over it, so that the
+ * command line wins over the file for every option; only the key, which
+ * two options give, needs the file's dropped by hand.
+ */
+static int parse_over_file(struct load_opts *lo, const struct cli_command *cmd, int argc,
+			   char **argv, int *operand)
+{
+	bool key_on_command_line = lo->steer.key_given || lo->steer.key_file;
+	const char *config = lo->config_path;
+	int err;
+
+	load_opts_init(lo);
+	err = config_file_apply(config, &load_command, lo);
+	if (err)
+		return err;
+	if (key_on_command_line)
+		steer_opts_forget_key(&lo->steer);
+	return cli_parse(cmd, argc, argv, lo, operand);
+}
+
 int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv)
 {
-	const char *config;
 	int operand, err;
 
 	load_opts_init(lo);
 	err = cli_parse(cmd, argc, argv, lo, &operand);
-	if (!err && lo->config_path) {
-		/* Once the command line is known good: the file first, then
-		 * the command line again over it.
-		 */
-		config = lo->config_path;
-		load_opts_init(lo);
-		err = config_file_apply(config, &load_command, lo);
-		if (!err)
-			err = cli_parse(cmd, argc, argv, lo, &operand);
-	}
+	/* Once the command line is known good. */
+	if (!err && lo->config_path)
+		err = parse_over_file(lo, cmd, argc, argv, &operand);
 	if (err)
 		return err;
 	lo->ifname = argv[operand];

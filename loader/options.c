@@ -3,32 +3,85 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/random.h>
+#include "config_file.h"
 #include "log.h"
 #include "names.h"
 #include "options.h"
 #include "tunnel_opts.h"
+
+#define KEY_HEX_DIGITS 32
+/* A key file holds the digits and at most a line break after them. */
+#define KEY_FILE_MAX_BYTES 64
+
+static bool is_key_hex(const char *arg)
+{
+	return strlen(arg) == KEY_HEX_DIGITS && strspn(arg, "0123456789abcdefABCDEF") == KEY_HEX_DIGITS;
+}
 
 /* --key is the 16 key bytes in order, as SipHash's reference defines a
  * key: k0 is bytes 0-7 and k1 bytes 8-15, each read little-endian. So any
  * SipHash-1-3 implementation given the same 32 hex digits as a byte
  * string computes the same flow hashes (docs/flow-hash.md).
  */
-static int parse_key(const char *arg, __u64 key[2])
+static void key_from_hex(const char *hex, __u64 key[2])
 {
 	char byte[3] = "";
 	int i;
 
-	if (strlen(arg) != 32 || strspn(arg, "0123456789abcdefABCDEF") != 32) {
+	key[0] = key[1] = 0;
+	for (i = 0; i < 16; i++) {
+		memcpy(byte, hex + 2 * i, 2);
+		key[i / 8] |= (__u64)strtoul(byte, NULL, 16) << (8 * (i % 8));
+	}
+}
+
+static int parse_key(const char *arg, __u64 key[2])
+{
+	if (!is_key_hex(arg)) {
 		log_err("bad key '%s': expected exactly 32 hex digits (128 bits)", arg);
 		return -EINVAL;
 	}
-	key[0] = key[1] = 0;
-	for (i = 0; i < 16; i++) {
-		memcpy(byte, arg + 2 * i, 2);
-		key[i / 8] |= (__u64)strtoul(byte, NULL, 16) << (8 * (i % 8));
-	}
+	key_from_hex(arg, key);
 	return 0;
+}
+
+/* The key file, or standard input for "-": the way to give a key that no
+ * other user can read, as any can read a --key from /proc/PID/cmdline.
+ * Its content is never shown, not even when it is no key.
+ */
+static int read_key_file(struct steer_opts *o)
+{
+	bool from_stdin = !strcmp(o->key_file, "-");
+	char shown[256], *text;
+	size_t len;
+	int err = 0;
+
+	if (from_stdin)
+		snprintf(shown, sizeof(shown), "standard input (--key-file -)");
+	else
+		log_printable(o->key_file, shown, sizeof(shown));
+	text = from_stdin ? trusted_fd_read(STDIN_FILENO, shown, KEY_FILE_MAX_BYTES, &len)
+			  : trusted_file_read(o->key_file, shown, KEY_FILE_MAX_BYTES, &len);
+	if (!text)
+		return -EINVAL;
+	/* `openssl rand -hex 16 >FILE` ends it with a line break. */
+	if (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	if (len && text[len - 1] == '\r')
+		text[--len] = '\0';
+	if (len == KEY_HEX_DIGITS && is_key_hex(text)) {
+		key_from_hex(text, o->cfg.key);
+		o->key_given = true;
+	} else {
+		log_err("bad key in %s: expected exactly 32 hex digits (128 bits), then at most a line break",
+			shown);
+		err = -EINVAL;
+	}
+	explicit_bzero(text, len);
+	free(text);
+	return err;
 }
 
 void key_format(const __u64 key[2], char *buf, size_t len)
@@ -94,12 +147,36 @@ static int opt_weights(void *opts, const char *arg)
 	return 0;
 }
 
+/* --key and --key-file give one setting: both in one place (the command
+ * line, or one file) is a mistake to point out, not to settle by order.
+ */
+static int key_given_twice(void)
+{
+	log_err("--key and --key-file both give the hash key: give one of them");
+	return -EINVAL;
+}
+
 static int opt_key(void *opts, const char *arg)
 {
 	struct steer_opts *o = opts;
 
+	if (o->key_file)
+		return key_given_twice();
 	o->key_given = true;
 	return parse_key(arg, o->cfg.key);
+}
+
+/* Read once every option is in (steer_opts_check_usage): load reads the
+ * command line twice around a --config file, and standard input once.
+ */
+static int opt_key_file(void *opts, const char *arg)
+{
+	struct steer_opts *o = opts;
+
+	if (o->key_given)
+		return key_given_twice();
+	o->key_file = arg;
+	return 0;
 }
 
 static int opt_buckets(void *opts, const char *arg)
@@ -138,7 +215,10 @@ const struct cli_option steer_options[] = {
 	CLI_OPTION("cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
 	  "all online"),
 	CLI_OPTION("weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1"),
-	CLI_OPTION("key", "HEX", opt_key, "128-bit hash key, 32 hex digits", "random"),
+	CLI_OPTION("key", "HEX", opt_key, "128-bit hash key, 32 hex digits; other users\n"
+		   "see it in /proc: prefer --key-file", "random"),
+	CLI_OPTION("key-file", "FILE", opt_key_file, "the key from FILE (- for standard input),\n"
+		   "32 hex digits and at most a line break", NULL),
 	CLI_SWITCH_ON("symmetric", struct steer_opts, symmetric,
 		      "both directions of a connection share a CPU"),
 	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
@@ -219,14 +299,21 @@ int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running
 	return err;
 }
 
-int steer_opts_check_usage(const struct steer_opts *o)
+int steer_opts_check_usage(struct steer_opts *o)
 {
 	struct cpuset cpus;
+	int err = 0;
 
-	if (!o->weights_given || !o->cpus_given)
-		return 0;
-	cpus = o->cpus;
-	return steer_opts_weigh(o, &cpus);
+	if (o->key_file) {
+		steer_opts_blame(o, "key-file", NULL);
+		err = read_key_file(o);
+	}
+	log_set_where(NULL);
+	if (!err && o->weights_given && o->cpus_given) {
+		cpus = o->cpus;
+		err = steer_opts_weigh(o, &cpus);
+	}
+	return err;
 }
 
 int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus)
@@ -237,6 +324,12 @@ int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus)
 	err = cpuset_parse_weights(cpus, o->weights_arg);
 	log_set_where(NULL);
 	return err;
+}
+
+void steer_opts_forget_key(struct steer_opts *o)
+{
+	o->key_given = false;
+	o->key_file = NULL;
 }
 
 int steer_opts_finish(struct steer_opts *o)

@@ -10,9 +10,8 @@
 #include "cpusteer.h"
 #include "cpuset.h"
 
-/* --cpus, --weights, --key, --symmetric, --buckets, --non-ip, --hash,
- * --inner:
- * a group (cli.h) that parses into a struct steer_opts.
+/* --cpus, --weights, --key, --key-file, --symmetric, --buckets, --non-ip,
+ * --hash, --inner: a group (cli.h) that parses into a struct steer_opts.
  */
 extern const struct cli_option steer_options[];
 
@@ -23,6 +22,7 @@ struct steer_opts {
 	 */
 	const struct cpu_machine *machine;
 	const char *weights_arg;	/* applied once the CPU list is known */
+	const char *key_file;		/* read once every option is in */
 	struct cpusteer_config cfg;
 	/* --symmetric or --no-symmetric; cfg.symmetric once resolved (load:
 	 * steer_opts_finish, set: against the running value).
@@ -39,11 +39,18 @@ struct steer_opts {
  */
 int steer_opts_finish(struct steer_opts *o);
 
-/* What can be checked of the command line alone, once all of it is read:
- * --weights against --cpus when both are given. One line and -EINVAL
- * when they do not fit (a usage error: nothing about the machine).
+/* Completes what the options give, once all of them are read: reads the
+ * --key-file, and checks --weights against --cpus when both are given.
+ * One line and -EINVAL when the key file is refused or the weights do not
+ * fit (a usage error: nothing about the machine).
  */
-int steer_opts_check_usage(const struct steer_opts *o);
+int steer_opts_check_usage(struct steer_opts *o);
+
+/* Drops the key a --config file gave, either way, before the command
+ * line, which gives one, is applied over the file: --key and --key-file
+ * are one setting given two ways.
+ */
+void steer_opts_forget_key(struct steer_opts *o);
 
 /* Applies --weights to `cpus`: one line, naming the file's line that gave
  * them, when they do not fit.

@@ -430,6 +430,87 @@ static void test_values_refused_after_parsing_name_file_and_line(void)
 	remove_dir();
 }
 
+/* A key file as load and set read it: applied, refused with one line that
+ * does not show what the file holds, and one way to give the key only.
+ */
+static void test_key_file(void)
+{
+	static const char *const good[] = { KEY, KEY "\n", KEY "\r\n" };
+	static const char *const bad[] = { "", "0011\n", KEY "\n\n", KEY "0\n", "\n" KEY };
+	char what[768], key_path[128];
+	int fd, stdin_saved;
+	struct parsed p;
+	size_t i;
+
+	if (make_dir())
+		SKIP("no folder in /tmp");
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		write_file("k.key", good[i], 0600);
+		parse_with(&load_command, "k.key", &p, "--key-file", "FILE", NULL);
+		snprintf(what, sizeof(what), "key file %zu of the good ones: applied", i);
+		ASSERT_EQ(p.ret, 0, what);
+		ASSERT_EQ(p.lo.steer.key_given, 1, what);
+		ASSERT_EQ(p.lo.steer.cfg.key[0], 0x0706050403020100ULL, what);
+		ASSERT_EQ(p.lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, what);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		write_file("k.key", bad[i], 0600);
+		parse_with(&load_command, "k.key", &p, "--key-file", "FILE", NULL);
+		snprintf(what, sizeof(what), "key file %zu of the bad ones: one line, the file named, its text not shown: %s",
+			 i, p.c.err);
+		ASSERT_EQ(cli_exit_status(p.ret), 2, what);
+		ASSERT_EQ(p.c.err_lines, 1, what);
+		ASSERT_TRUE(strstr(p.c.err, "bad key in ") && strstr(p.c.err, "k.key") &&
+			    !strstr(p.c.err, "0011") && !strstr(p.c.err, "0a0b"), what);
+	}
+	write_file("k.key", KEY "\n", 0620);
+	parse_with(&load_command, "k.key", &p, "--key-file", "FILE", NULL);
+	ASSERT_EQ(p.c.err_lines, 1, "a key file its group may write: one line");
+	ASSERT_TRUE(p.ret < 0 && strstr(p.c.err, "writable by no one else"), p.c.err);
+
+	write_file("k.key", KEY "\n", 0600);
+	parse_with(&load_command, "k.key", &p, "--key", KEY, "--key-file", "FILE", NULL);
+	ASSERT_EQ(cli_exit_status(p.ret), 2, "--key and --key-file: a usage error");
+	ASSERT_EQ(p.c.err_lines, 1, "--key and --key-file: one line");
+	ASSERT_TRUE(strstr(p.c.err, "both give the hash key") != NULL, p.c.err);
+	parse_with(&load_command, "k.key", &p, "--key-file", "FILE", "--key", KEY, NULL);
+	ASSERT_TRUE(p.ret < 0 && strstr(p.c.err, "both give the hash key"), "--key-file, then --key");
+
+	/* A file's key, given either way, gives way to the command line's. */
+	snprintf(key_path, sizeof(key_path), "%s/k.key", dir);
+	write_file("key.conf", "key-file = /nonexistent/k.key\n", 0600);
+	parse_with(&load_command, "key.conf", &p, "--config", "FILE", "--key", KEY, NULL);
+	ASSERT_EQ(p.ret, 0, "--key over the file's key-file, which is not read");
+	ASSERT_EQ(p.lo.steer.cfg.key[0], 0x0706050403020100ULL, "the command line's key");
+	write_file("key.conf", "key = 0f0e0d0c0b0a09080706050403020100\n", 0600);
+	parse_with(&load_command, "key.conf", &p, "--key-file", key_path, "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "--key-file over the file's key");
+	ASSERT_EQ(p.lo.steer.cfg.key[0], 0x0706050403020100ULL, "the key file's key");
+	snprintf(what, sizeof(what), "key = " KEY "\nkey-file = %s\n", key_path);
+	write_file("both.conf", what, 0600);
+	parse_with(&load_command, "both.conf", &p, "--config", "FILE", NULL);
+	ASSERT_EQ(p.c.err_lines, 1, "key and key-file in one file: one line");
+	ASSERT_TRUE(p.ret < 0 && strstr(p.c.err, "both.conf:2: --key and --key-file both give"),
+		    p.c.err);
+
+	/* Standard input, read once though load reads its command line
+	 * twice around a --config file.
+	 */
+	stdin_saved = dup(0);
+	fd = open(key_path, O_RDONLY);
+	ASSERT_TRUE(stdin_saved >= 0 && fd >= 0 && dup2(fd, 0) == 0, "the key file as standard input");
+	parse_with(&load_command, "key.conf", &p, "--key-file", "-", "--config", "FILE", NULL);
+	ASSERT_EQ(p.ret, 0, "--key-file - with a --config file");
+	ASSERT_EQ(p.lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, "the key from standard input");
+	parse_with(&load_command, "key.conf", &p, "--key-file", "-", NULL);
+	ASSERT_TRUE(p.ret < 0 && strstr(p.c.err, "bad key in standard input"),
+		    "standard input read to its end: no key left, and nothing shown");
+	dup2(stdin_saved, 0);
+	close(stdin_saved);
+	close(fd);
+	remove_dir();
+}
+
 /* Refused with one line naming `mention`, and nothing of it applied. */
 static void expect_refused(const char *name, const char *mention, const char *what)
 {
@@ -495,13 +576,14 @@ static void test_files_others_could_write_are_refused(void)
 }
 
 /* The example holds every option a service would set, each line valid
- * once uncommented; only the bench's floor and the forms that undo a
- * flag are left out.
+ * once uncommented; only the bench's floor, the forms that undo a flag
+ * and key-file (shown, but as the other way to give the key) are left
+ * out.
  */
 static void test_example_holds_every_option(void)
 {
 	static const char *const left_out[] = { CONFIG_OPTION, "no-touch", "touch", "no-symmetric",
-						"no-bucket-stats" };
+						"no-bucket-stats", "key-file" };
 	char *text = NULL, *uncommented, *line, *end, key[80];
 	const struct cli_group *g;
 	const struct cli_option *o;
@@ -552,6 +634,7 @@ int main(void)
 		TU_TEST(test_command_line_wins_over_the_file),
 		TU_TEST(test_every_flag_last_word_wins),
 		TU_TEST(test_values_refused_after_parsing_name_file_and_line),
+		TU_TEST(test_key_file),
 		TU_TEST(test_files_others_could_write_are_refused),
 		TU_TEST(test_example_holds_every_option),
 	};

@@ -4,8 +4,9 @@
 # (a reload) and refuses what only load can change, and a bad or untrusted
 # file changes nothing. Every flag of load and set: the last form given
 # wins, the command line wins over the file, and set keeps what it is not
-# given. A value refused after parsing names its file and line. (The
-# systemd unit that runs these commands: test_netns_unit.sh.)
+# given. A value refused after parsing names its file and line. The hash
+# key from a key file or standard input. (The systemd unit that runs
+# these commands: test_netns_unit.sh.)
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -204,6 +205,44 @@ test_values_refused_after_parsing_name_the_line() {
 	cs unload "$VB" >/dev/null || t_fail "unload failed"
 }
 
+# The hash key the instance's program uses, as 32 hex digits: the first
+# 16 bytes of the configuration in force.
+live_key() {
+	local slot
+
+	slot=$(bpftool -j map lookup pinned "$PINS/config_slot" key 0 0 0 0 | jq -r '.value[0]')
+	bpftool -j map lookup pinned "$PINS/config_map" key "$slot" 0 0 0 |
+		jq -r '.value[0:16] | map(ltrimstr("0x")) | join("")'
+}
+
+# --key-file FILE and --key-file - (standard input) give the key, which
+# then never stands in the process's command line; a file others could
+# write is refused; --key still works.
+test_key_file() {
+	local out before
+
+	command -v bpftool >/dev/null || { t_skip "needs bpftool to read the live key"; return; }
+	write_config k1.key "$KEY1"
+	cs load "$VB" --cpus 0-1 --key-file "$NETNS_TMP/k1.key" >/dev/null ||
+		{ t_fail "load --key-file failed"; return; }
+	t_eq "the key after load --key-file" "$KEY1" "$(live_key)"
+	cs set "$VB" --key-file - <<<"$KEY2" >/dev/null || t_fail "set --key-file - failed"
+	t_eq "the key after set --key-file -" "$KEY2" "$(live_key)"
+	write_config k1.conf "key-file = $NETNS_TMP/k1.key"
+	cs set "$VB" --config "$NETNS_TMP/k1.conf" >/dev/null || t_fail "set --config with a key-file failed"
+	t_eq "the key after set --config (key-file)" "$KEY1" "$(live_key)"
+	chmod 666 "$NETNS_TMP/k1.key"
+	before=$(live_key)
+	out=$(cs set "$VB" --key-file "$NETNS_TMP/k1.key" 2>&1 >/dev/null)
+	t_eq "set --key-file of a file anyone may write: status $? and" "status 2 and 1 line" \
+		"status $? and $(wc -l <<<"$out") line"
+	[[ $out == *"writable by no one else"* ]] || t_fail "the refusal does not say why: $out"
+	t_eq "the key after the refusal" "$before" "$(live_key)"
+	cs set "$VB" --key "$KEY2" >/dev/null || t_fail "set --key failed"
+	t_eq "the key after set --key" "$KEY2" "$(live_key)"
+	cs unload "$VB" >/dev/null || t_fail "unload failed"
+}
+
 all_tests() {
 	t_run netns_config_load_takes_the_file test_load_takes_the_file
 	t_run netns_config_reload_applies_the_changed_file test_reload_applies_the_changed_file
@@ -212,6 +251,7 @@ all_tests() {
 	t_run netns_config_set_flags_last_word_wins test_set_flags_last_word_wins
 	t_run netns_config_values_refused_after_parsing_name_the_line \
 		test_values_refused_after_parsing_name_the_line
+	t_run netns_config_key_file test_key_file
 }
 
 t_plan_of all_tests

@@ -83,30 +83,27 @@ static int check_file(int fd, const char *path, const char *shown)
 	return check_folders(real, shown);
 }
 
-/* All of fd, NUL-terminated; NULL after one line. */
-static char *read_text(int fd, const char *shown, size_t *len)
+char *trusted_fd_read(int fd, const char *shown, size_t max, size_t *len)
 {
-	char *text = malloc(CONFIG_MAX_BYTES + 1);
+	char *text = malloc(max + 1);
 	ssize_t n = 0;
 
 	*len = 0;
-	while (text && (n = read(fd, text + *len, CONFIG_MAX_BYTES + 1 - *len)) > 0)
+	while (text && (n = read(fd, text + *len, max + 1 - *len)) > 0)
 		*len += n;
-	if (text && n >= 0 && *len <= CONFIG_MAX_BYTES) {
+	if (text && n >= 0 && *len <= max) {
 		text[*len] = '\0';
 		return text;
 	}
 	if (!text || n < 0)
 		log_err("cannot read %s: %s", shown, strerror(text ? errno : ENOMEM));
 	else
-		log_err("refusing %s: larger than %u bytes, which no configuration is", shown,
-			CONFIG_MAX_BYTES);
+		log_err("refusing %s: larger than %zu bytes", shown, max);
 	free(text);
 	return NULL;
 }
 
-/* The file's text, NUL-terminated; NULL after one line. */
-static char *read_trusted(const char *path, const char *shown, size_t *len)
+char *trusted_file_read(const char *path, const char *shown, size_t max, size_t *len)
 {
 	char *text;
 	int fd;
@@ -120,7 +117,7 @@ static char *read_trusted(const char *path, const char *shown, size_t *len)
 			log_err("cannot read %s: %s", shown, strerror(errno));
 		return NULL;
 	}
-	text = check_file(fd, path, shown) ? NULL : read_text(fd, shown, len);
+	text = check_file(fd, path, shown) ? NULL : trusted_fd_read(fd, shown, max, len);
 	close(fd);
 	return text;
 }
@@ -270,7 +267,7 @@ int config_file_apply(const char *path, const struct cli_command *cmd, void *opt
 	char *text;
 
 	log_printable(path, shown, sizeof(shown));
-	text = read_trusted(path, shown, &len);
+	text = trusted_file_read(path, shown, CONFIG_MAX_BYTES, &len);
 	/* Not freed: option parsers may keep pointers into their values, as
 	 * they do into argv.
 	 */

@@ -41,4 +41,15 @@ int config_file_apply(const char *path, const struct cli_command *cmd, void *opt
 int config_text_apply(char *text, size_t len, const char *shown,
 		      const struct cli_command *cmd, void *opts);
 
+/* The text of the file at `path`, refused unless it is one that only root
+ * or the caller can have written (the rule above), at most `max` bytes,
+ * NUL-terminated, to free. NULL after one line that names it as `shown`.
+ * For every file root acts on: configuration files and key files.
+ */
+char *trusted_file_read(const char *path, const char *shown, size_t max, size_t *len);
+/* The same for what is left to read of `fd`, which the caller gave and
+ * so needs no check (standard input).
+ */
+char *trusted_fd_read(int fd, const char *shown, size_t max, size_t *len);
+
 #endif
