@@ -235,13 +235,17 @@ static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st
 /* The bucket counters were sized by the load: a table that outgrew them
  * would leave the buckets past them uncounted, and balance blind there.
  */
-static int check_counted(const struct instance_dir *d, const struct steer_instance *in,
-			 const struct cpusteer_config *cfg)
+static int check_counted(struct load_opts *lo, const struct instance_dir *d,
+			 const struct steer_instance *in)
 {
+	const struct cpusteer_config *cfg = &lo->steer.cfg;
+
 	if (!cfg->bucket_stats || cfg->nbuckets <= in->bucket_load_entries)
 		return 0;
+	load_opts_blame(lo, "buckets", NULL);
 	log_err("cannot set --buckets %u on %s: its bucket counters (--bucket-stats) hold %u buckets; unload and load again to count more",
 		cfg->nbuckets, d->shown, in->bucket_load_entries);
+	log_set_where(NULL);
 	return -EINVAL;
 }
 
@@ -260,24 +264,38 @@ static int check_phase(const struct instance_dir *d, const struct cpusteer_insta
 	return 0;
 }
 
-/* What only load sets, which a --config file written for load may also
- * give to set (a reload): it must be what the instance already has.
+/* Whether a flag given either way (`given`) says other than the instance
+ * has (`has`).
  */
-static int check_load_only(const struct load_opts *lo, const struct instance_dir *d,
+static bool switch_differs(enum cli_switch given, bool has)
+{
+	return given != CLI_UNSET && (given == CLI_ON) != has;
+}
+
+/* What only load sets, which a --config file written for load may also
+ * give to set (a reload): it must be what the instance already has,
+ * whichever form of a flag says it.
+ */
+static int check_load_only(struct load_opts *lo, const struct instance_dir *d,
 			   const struct cpusteer_instance_state *st)
 {
-	const char *what = NULL;
+	const char *what = NULL, *other = NULL;
 
-	if (lo->xdp_mode_given && (__u32)lo->xdp_mode != st->xdp_mode)
+	if (lo->xdp_mode_given && (__u32)lo->xdp_mode != st->xdp_mode) {
 		what = "xdp-mode";
-	else if (lo->notouch && !st->notouch)
+	} else if (switch_differs(lo->notouch_given, st->notouch)) {
 		what = "no-touch";
-	else if (lo->bucket_stats && !st->cfg.bucket_stats)
+		other = "touch";
+	} else if (switch_differs(lo->bucket_stats_given, st->cfg.bucket_stats)) {
 		what = "bucket-stats";
+		other = "no-bucket-stats";
+	}
 	if (!what)
 		return 0;
+	load_opts_blame(lo, what, other);
 	log_err("cannot change %s of %s with set: it is fixed when cpusteer loads; unload and load again (systemctl restart)",
 		what, d->shown);
+	log_set_where(NULL);
 	return -EINVAL;
 }
 
@@ -340,7 +358,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	if (!err)
 		err = merge(lo, &recorded);
 	if (!err)
-		err = check_counted(d, in, &lo->steer.cfg);
+		err = check_counted(lo, d, in);
 	if (err)
 		goto out;
 	next.cpus = lo->steer.cpus;

@@ -184,16 +184,24 @@ set_and_expect() {	# FORM ARGS
 # A value that parses but is refused once every option is in: one line
 # that names the file and line, and nothing changed; for load, then set.
 test_values_refused_after_parsing_name_the_line() {
-	local cmd f out rc before
+	local cmd f files out rc before
 
 	write_config weights.conf "# all zero" "weights = 0,0"
 	write_config cpus.conf "cpus = 65535"
+	# What only load sets, given to set: checked against the instance,
+	# which counts 512 buckets and is in native mode.
+	write_config mode.conf "cpus = 0-1" "xdp-mode = skb"
+	write_config counted.conf "bucket-stats = no"
+	write_config grown.conf "# more than counted" "buckets = 1024"
 	for cmd in load set; do
+		files="weights.conf:2: cpus.conf:1:"
 		if [ $cmd = set ]; then
-			cs load "$VB" --cpus 0-1 >/dev/null || { t_fail "load failed"; return; }
+			cs load "$VB" --cpus 0-1 --buckets 512 --bucket-stats >/dev/null ||
+				{ t_fail "load failed"; return; }
+			files="$files mode.conf:2: counted.conf:1: grown.conf:2:"
 		fi
 		before=$(loaded_state; status_of cpus 2>/dev/null)
-		for f in weights.conf:2: cpus.conf:1:; do
+		for f in $files; do
 			out=$(cs $cmd "$VB" --config "$NETNS_TMP/${f%%:*}" 2>&1 >/dev/null)
 			rc=$?
 			t_ne "$cmd --config ${f%%:*}: status" 0 "$rc"
