@@ -8,24 +8,55 @@
 #include "instance_health.h"
 #include "instance_state.h"
 
-static const char *const problem_names[HEALTH_PROBLEMS] = {
-	[HEALTH_OK] = "ok",
-	[HEALTH_OTHER_VERSION] = "other_version",
-	[HEALTH_INCOMPLETE] = "incomplete",
-	[HEALTH_INTERRUPTED_LOAD] = "interrupted_load",
-	[HEALTH_INTERRUPTED_SET] = "interrupted_set",
-	[HEALTH_INTERRUPTED_BALANCE] = "interrupted_balance",
-	[HEALTH_INTERRUPTED_UNLOAD] = "interrupted_unload",
-	[HEALTH_SET_FAILED] = "set_failed",
-	[HEALTH_INTERFACE_GONE] = "interface_gone",
-	[HEALTH_PROGRAM_REPLACED] = "program_replaced",
-	[HEALTH_NOT_ATTACHED] = "not_attached",
-	[HEALTH_REDIRECT_TARGET_GONE] = "redirect_target_gone",
+/* Each problem's stable name, what happened and what puts it right. The
+ * text may hold one number (`number` says which); the remedy names the
+ * interface.
+ */
+enum problem_number { NO_NUMBER, PHASE_PID, OTHER_PROG_ID, REDIRECT_IFINDEX };
+
+static const struct problem_text {
+	const char *name, *what, *remedy;
+	enum problem_number number;
+} problems[HEALTH_PROBLEMS] = {
+	[HEALTH_OK] = { "ok", NULL, NULL, NO_NUMBER },
+	[HEALTH_OTHER_VERSION] = { "other_version",
+		"its record was made by another cpusteer version",
+		"cpusteer unload %s removes it", NO_NUMBER },
+	[HEALTH_INCOMPLETE] = { "incomplete",
+		"incomplete: an interrupted load or unload left part of its pins",
+		"cpusteer unload %s removes them", NO_NUMBER },
+	[HEALTH_INTERRUPTED_LOAD] = { "interrupted_load",
+		"an interrupted load (pid %u) left it unfinished",
+		"cpusteer unload %s removes it", PHASE_PID },
+	[HEALTH_INTERRUPTED_SET] = { "interrupted_set",
+		"a set (pid %u) was interrupted: the maps may be between two configurations",
+		"cpusteer set %s finishes it", PHASE_PID },
+	[HEALTH_INTERRUPTED_BALANCE] = { "interrupted_balance",
+		"a balance step (pid %u) was interrupted with some of its bucket moves made, every bucket on a CPU of the instance",
+		"cpusteer set %s, or the next balance step, closes it", PHASE_PID },
+	[HEALTH_INTERRUPTED_UNLOAD] = { "interrupted_unload",
+		"an interrupted unload (pid %u) left it unfinished",
+		"cpusteer unload %s removes it", PHASE_PID },
+	[HEALTH_SET_FAILED] = { "set_failed",
+		"a set (pid %u) failed and could not put the maps back: they may be between two configurations",
+		"cpusteer set %s finishes it", PHASE_PID },
+	[HEALTH_INTERFACE_GONE] = { "interface_gone",
+		"the interface is gone (deleted, replaced, renamed or moved)",
+		"cpusteer unload %s cleans up", NO_NUMBER },
+	[HEALTH_PROGRAM_REPLACED] = { "program_replaced",
+		"another XDP program (id %u) is attached in place of cpusteer's",
+		"cpusteer unload %s removes the rest and leaves that program", OTHER_PROG_ID },
+	[HEALTH_NOT_ATTACHED] = { "not_attached",
+		"its program is not attached (detached by hand?)",
+		"cpusteer unload %s removes the rest", NO_NUMBER },
+	[HEALTH_REDIRECT_TARGET_GONE] = { "redirect_target_gone",
+		"the --remote redirect target (ifindex %u) is gone, and the frames steered to it are dropped",
+		"cpusteer set %s --remote ... names another", REDIRECT_IFINDEX },
 };
 
 const char *health_problem_name(enum health_problem p)
 {
-	return p < HEALTH_PROBLEMS ? problem_names[p] : "unknown";
+	return p < HEALTH_PROBLEMS ? problems[p].name : "unknown";
 }
 
 static enum health_problem phase_problem(__u32 phase)
@@ -102,58 +133,37 @@ void instance_health_judge(const struct cpusteer_instance_state *st, int record_
 		h->problem = HEALTH_REDIRECT_TARGET_GONE;
 }
 
+static __u32 number_of(const struct instance_health *h, enum problem_number which)
+{
+	switch (which) {
+	case PHASE_PID:
+		return h->phase_pid;
+	case OTHER_PROG_ID:
+		return h->other_prog_id;
+	case REDIRECT_IFINDEX:
+		return h->redirect_ifindex;
+	default:
+		return 0;
+	}
+}
+
 void instance_health_describe(const struct instance_health *h, const char *shown, char *out,
 			      size_t len)
 {
-	switch (h->problem) {
-	case HEALTH_OK:
-		snprintf(out, len, "%s", "");
-		break;
-	case HEALTH_OTHER_VERSION:
-		snprintf(out, len, "its record was made by another cpusteer version; cpusteer unload %s removes it",
-			 shown);
-		break;
-	case HEALTH_INCOMPLETE:
-		snprintf(out, len, "incomplete: an interrupted %s left part of its pins; cpusteer unload %s removes them",
-			 state_phase_command(h->phase), shown);
-		break;
-	case HEALTH_INTERRUPTED_SET:
-		snprintf(out, len, "a set (pid %u) was interrupted: the maps may be between two configurations; cpusteer set %s finishes it",
-			 h->phase_pid, shown);
-		break;
-	case HEALTH_INTERRUPTED_BALANCE:
-		snprintf(out, len, "a balance step (pid %u) was interrupted with some of its bucket moves made, every bucket on a CPU of the instance; cpusteer set %s, or the next balance step, closes it",
-			 h->phase_pid, shown);
-		break;
-	case HEALTH_INTERRUPTED_LOAD:
-	case HEALTH_INTERRUPTED_UNLOAD:
-		snprintf(out, len, "an interrupted %s (pid %u) left it unfinished; cpusteer unload %s removes it",
-			 state_phase_command(h->phase), h->phase_pid, shown);
-		break;
-	case HEALTH_SET_FAILED:
-		snprintf(out, len, "a set (pid %u) failed and could not put the maps back: they may be between two configurations; cpusteer set %s finishes it",
-			 h->phase_pid, shown);
-		break;
-	case HEALTH_INTERFACE_GONE:
-		snprintf(out, len, "the interface is gone (deleted, replaced, renamed or moved); cpusteer unload %s cleans up",
-			 shown);
-		break;
-	case HEALTH_PROGRAM_REPLACED:
-		snprintf(out, len, "another XDP program (id %u) is attached in place of cpusteer's; cpusteer unload %s removes the rest and leaves that program",
-			 h->other_prog_id, shown);
-		break;
-	case HEALTH_NOT_ATTACHED:
-		snprintf(out, len, "its program is not attached (detached by hand?); cpusteer unload %s removes the rest",
-			 shown);
-		break;
-	case HEALTH_REDIRECT_TARGET_GONE:
-		snprintf(out, len, "the --remote redirect target (ifindex %u) is gone, and the frames steered to it are dropped; cpusteer set %s --remote ... names another",
-			 h->redirect_ifindex, shown);
-		break;
-	default:
-		snprintf(out, len, "unknown problem %d", h->problem);
-		break;
+	const struct problem_text *t = h->problem < HEALTH_PROBLEMS ? &problems[h->problem] : NULL;
+	char what[256], remedy[128];
+
+	if (!t || !t->what) {
+		snprintf(out, len, "%s", t ? "" : "unknown problem");
+		return;
 	}
+	/* The tables' own formats, each with the one argument it takes. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(what, sizeof(what), t->what, number_of(h, t->number));
+	snprintf(remedy, sizeof(remedy), t->remedy, shown);
+#pragma GCC diagnostic pop
+	snprintf(out, len, "%s; %s", what, remedy);
 }
 
 void health_describe_phase(const struct cpusteer_instance_state *st, const char *shown,
