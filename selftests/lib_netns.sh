@@ -219,6 +219,25 @@ bg_stop() {	# PID
 	wait "$1" 2>/dev/null
 }
 
+# Sends SIGNAL to PID, a command the test started in the background, and
+# waits up to SECONDS for it to exit; one that does not fails the test as
+# WHAT and is killed. $STOP_RC is its exit status.
+stop_with() {	# SIGNAL PID SECONDS WHAT
+	local i
+
+	kill -s "$1" "$2" 2>/dev/null
+	for i in $(seq $(($3 * 10))); do
+		kill -0 "$2" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$2" 2>/dev/null; then
+		t_fail "$4 still runs $3 s after SIG$1"
+		kill -KILL "$2"
+	fi
+	wait "$2"
+	STOP_RC=$?
+}
+
 netns_cleanup() {
 	local p
 
