@@ -48,7 +48,7 @@ static char *escaped(const char *v, bool quoted)
 static void instance_init_test(struct metrics_instance *m, const char *ifname, __u64 cookie)
 {
 	memset(m, 0, sizeof(*m));
-	log_printable(ifname, m->interface, sizeof(m->interface));
+	snprintf(m->interface, sizeof(m->interface), "%s", ifname);
 	m->netns_cookie = cookie;
 	m->st.xdp_mode = 1;
 	m->st.qsize = 2048;
@@ -98,9 +98,9 @@ static void test_label_values_are_escaped(void)
 	free(h);
 }
 
-/* An interface name may hold any byte but '/', ':' and white space: as
- * everywhere in cpusteer it is shown with \xNN for the unprintable ones
- * and the backslash, and that is then escaped for the format.
+/* An interface name may hold any byte but '/', ':' and white space. The
+ * label is the name itself, as node_exporter's `device` label has it,
+ * with only the format's escapes: \\ for the backslash, \" for the quote.
  */
 static void test_odd_interface_name_is_one_valid_label(void)
 {
@@ -108,11 +108,60 @@ static void test_odd_interface_name_is_one_valid_label(void)
 	const struct metrics_instance *in[] = { &m };
 	char *text;
 
-	instance_init_test(&m, "o\"\\\xff", 3);
+	instance_init_test(&m, "o\"\\", 3);
 	text = exposition(in, 1, 0);
-	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"o\\\"\\\\x5c\\\\xff\",netns=\"3\"} 1");
+	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"o\\\"\\\\\",netns=\"3\"} 1");
 	free(text);
 	sample_free(&m.sample);
+}
+
+/* UTF-8 names are labels as they are: "ümlaut0" is "ümlaut0", not
+ * "\xc3\xbcmlaut0".
+ */
+static void test_utf8_interface_name_is_kept(void)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	char *text;
+
+	instance_init_test(&m, "\xc3\xbcmlaut0", 3);
+	text = exposition(in, 1, 0);
+	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"\xc3\xbcmlaut0\",netns=\"3\"} 1");
+	free(text);
+	sample_free(&m.sample);
+}
+
+/* Each byte outside a valid UTF-8 sequence becomes the characters \xNN of
+ * the value, spelt \\xNN in the text: the exposition stays UTF-8.
+ */
+static void test_invalid_utf8_is_escaped_as_utf8(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "\xe2\x82\xac\xf0\x9f\x90\xa7", "\xe2\x82\xac\xf0\x9f\x90\xa7" }, /* 3 and 4 bytes */
+		{ "a\xff", "a\\\\xff" },				/* never in UTF-8 */
+		{ "a\xc3", "a\\\\xc3" },				/* cut short */
+		{ "\xc3(", "\\\\xc3(" },				/* not continued */
+		{ "\xc0\xaf", "\\\\xc0\\\\xaf" },			/* overlong '/' */
+		{ "\xe0\x80\xaf", "\\\\xe0\\\\x80\\\\xaf" },		/* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\\\\xed\\\\xa0\\\\x80" },		/* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\\\xf4\\\\x90\\\\x80\\\\x80" },	/* above U+10FFFF */
+		{ "\x80\xc3\xbc", "\\\\x80\xc3\xbc" },			/* a stray continuation */
+	};
+	char what[64], got[128], want[128], *v;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		v = escaped(cases[i].in, true);
+		snprintf(what, sizeof(what), "case %zu escaped", i);
+		log_printable(v, got, sizeof(got));
+		log_printable(cases[i].out, want, sizeof(want));
+		if (strcmp(v, cases[i].out))
+			printf("#   got %s, want %s (bytes beyond ASCII as \\xNN)\n", got, want);
+		ASSERT_TRUE(!strcmp(v, cases[i].out), what);
+		free(v);
+	}
 }
 
 /* How many lines of `text` start with `start`. */
@@ -266,6 +315,8 @@ static void test_info_has_the_settings_not_the_key(void)
 static const struct tu_test tests[] = {
 	TU_TEST(test_label_values_are_escaped),
 	TU_TEST(test_odd_interface_name_is_one_valid_label),
+	TU_TEST(test_utf8_interface_name_is_kept),
+	TU_TEST(test_invalid_utf8_is_escaped_as_utf8),
 	TU_TEST(test_families_are_whole_and_together),
 	TU_TEST(test_counts_are_the_samples),
 	TU_TEST(test_info_has_the_settings_not_the_key),

@@ -6,9 +6,9 @@
  * This file only formats: exporter_scan.c reads the instances, so the
  * text can be tested without a kernel.
  *
- * Every instance series has the labels `interface` (spelt as cpusteer's
- * other outputs spell it: bytes outside printable ASCII, and the
- * backslash, as \xNN) and `netns` (the cookie of its network namespace,
+ * Every instance series has the labels `interface` (the name as the
+ * kernel has it, so that it matches node_exporter's `device`; see
+ * metrics_escape()) and `netns` (the cookie of its network namespace,
  * the number in its pin folder /sys/fs/bpf/cpusteer/ns<cookie>; the
  * kernel never hands a cookie out twice).
  */
@@ -27,7 +27,7 @@
 
 /* One instance as read at one scrape. */
 struct metrics_instance {
-	char interface[IFNAME_SHOWN_LEN];
+	char interface[IF_NAMESIZE];		/* as the kernel has it */
 	__u64 netns_cookie;
 	struct cpusteer_instance_state st;	/* its record */
 	struct cpusteer_config cfg;		/* live */
@@ -52,7 +52,10 @@ struct metrics_scrape {
 int metrics_write(FILE *f, const struct metrics_scrape *s);
 
 /* `v` escaped for a label value (`quoted`: backslash, double quote and
- * newline) or for a HELP line (backslash and newline).
+ * newline) or for a HELP line (backslash and newline). Label values are
+ * UTF-8: valid UTF-8 is written as it is, and each byte that is not part
+ * of a valid sequence as the four characters \xNN (written \\xNN, the
+ * backslash escaped).
  */
 void metrics_escape(FILE *f, const char *v, bool quoted);
 

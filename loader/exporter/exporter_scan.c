@@ -23,7 +23,7 @@
  */
 struct followed {
 	__u64 cookie;
-	char ifname[IF_NAMESIZE];
+	char shown[IFNAME_SHOWN_LEN];	/* the name, escaped for messages */
 	bool seen;		/* its folder is there at this scrape */
 	bool readable;		/* and it was read */
 	bool tracing;
@@ -109,7 +109,7 @@ static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (s->f[i]->cookie == cookie && !strcmp(s->f[i]->ifname, ifname))
+		if (s->f[i]->cookie == cookie && !strcmp(s->f[i]->m.interface, ifname))
 			return s->f[i];
 	if (s->n == s->cap) {
 		grown = realloc(s->f, (s->cap * 2 + 4) * sizeof(*grown));
@@ -124,9 +124,9 @@ static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
 		return NULL;
 	}
 	f->cookie = cookie;
-	snprintf(f->ifname, sizeof(f->ifname), "%s", ifname);
+	log_printable(ifname, f->shown, sizeof(f->shown));
 	f->m.netns_cookie = cookie;
-	log_printable(ifname, f->m.interface, sizeof(f->m.interface));
+	snprintf(f->m.interface, sizeof(f->m.interface), "%s", ifname);
 	s->f[s->n++] = f;
 	return f;
 }
@@ -160,9 +160,9 @@ static int attach(struct attach_job *j)
 	err = tracer_open(&f->tracer, j->cpumap_id, ifindex);
 	f->tracing = !err;
 	if (err)
-		log_err("cannot set up the tracepoints for %s: %s", f->m.interface, strerror(-err));
+		log_err("cannot set up the tracepoints for %s: %s", f->shown, strerror(-err));
 	else
-		log_debug("tracepoints attached for %s in network namespace %llu", f->m.interface,
+		log_debug("tracepoints attached for %s in network namespace %llu", f->shown,
 			  (unsigned long long)f->cookie);
 	return err;
 }
@@ -234,7 +234,7 @@ static int read_instance(struct scan *s, struct followed *f)
 	struct steer_instance in;
 	int err;
 
-	instance_dir_init_in(&d, f->ifname, f->cookie, 0);
+	instance_dir_init_in(&d, f->m.interface, f->cookie, 0);
 	err = instance_dir_open(&d, DIR_LOCK_SH);
 	if (err)
 		return err;
@@ -277,7 +277,7 @@ static int by_place(const void *a, const void *b)
 
 	if (x->cookie != y->cookie)
 		return x->cookie < y->cookie ? -1 : 1;
-	return strcmp(x->ifname, y->ifname);
+	return strcmp(x->m.interface, y->m.interface);
 }
 
 int scan_update(struct scan *s, struct metrics_scrape *out)
