@@ -18,17 +18,24 @@
 
 #define NCPUS 2
 
-/* The exposition of `n` instances, as one string to free. */
-static char *exposition(const struct metrics_instance *const *in, size_t n, __u32 skipped)
+/* The exposition of a scrape, as one string to free. */
+static char *exposition_of(const struct metrics_scrape *s)
 {
-	struct metrics_scrape s = { .ncpus = NCPUS, .in = in, .n = n, .skipped = skipped };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	ASSERT_EQ(metrics_write(f, &s), 0, "metrics_write");
+	ASSERT_EQ(metrics_write(f, s), 0, "metrics_write");
 	fclose(f);
 	return text;
+}
+
+/* The exposition of `n` instances and nothing skipped. */
+static char *exposition(const struct metrics_instance *const *in, size_t n)
+{
+	struct metrics_scrape s = { .ncpus = NCPUS, .in = in, .n = n };
+
+	return exposition_of(&s);
 }
 
 static char *escaped(const char *v, bool quoted)
@@ -109,7 +116,7 @@ static void test_odd_interface_name_is_one_valid_label(void)
 	char *text;
 
 	instance_init_test(&m, "o\"\\", 3);
-	text = exposition(in, 1, 0);
+	text = exposition(in, 1);
 	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"o\\\"\\\\\",netns=\"3\"} 1");
 	free(text);
 	sample_free(&m.sample);
@@ -125,7 +132,7 @@ static void test_utf8_interface_name_is_kept(void)
 	char *text;
 
 	instance_init_test(&m, "\xc3\xbcmlaut0", 3);
-	text = exposition(in, 1, 0);
+	text = exposition(in, 1);
 	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"\xc3\xbcmlaut0\",netns=\"3\"} 1");
 	free(text);
 	sample_free(&m.sample);
@@ -221,8 +228,8 @@ static void test_families_are_whole_and_together(void)
 
 	instance_init_test(&a, "eth0", 5);
 	instance_init_test(&b, "eth1", 9);
-	text = exposition(in, 2, 0);
-	none = exposition(NULL, 0, 0);
+	text = exposition(in, 2);
+	none = exposition(NULL, 0);
 	families = check_structure(text);
 	ASSERT_EQ(check_structure(none), families, "families with no instance");
 	ASSERT_EQ(lines_starting(text, "# TYPE "), families, "TYPE lines");
@@ -262,10 +269,9 @@ static void test_counts_are_the_samples(void)
 	s->remote[1].dropped = 66;
 	s->exceptions[XDP_ABORTED] = 9;
 	s->redirect_errors = 12345678901ULL;
-	text = exposition(in, 1, 2);
+	text = exposition(in, 1);
 #define L "interface=\"eth0\",netns=\"5\""
 	ASSERT_LINE(text, "cpusteer_instances 1");
-	ASSERT_LINE(text, "cpusteer_instances_skipped 2");
 	ASSERT_LINE(text, "cpusteer_received_packets_total{" L ",cpu=\"0\"} 100");
 	ASSERT_LINE(text, "cpusteer_received_packets_total{" L ",cpu=\"1\"} 11");
 	ASSERT_LINE(text, "cpusteer_redirected_packets_total{" L ",cpu=\"0\"} 37");
@@ -291,6 +297,20 @@ static void test_counts_are_the_samples(void)
 	sample_free(&m.sample);
 }
 
+/* Instance folders not exported, by reason, every reason always there. */
+static void test_skipped_by_reason(void)
+{
+	struct metrics_scrape s = { .ncpus = NCPUS,
+				    .skipped = { [SKIP_LOCKED] = 1, [SKIP_NOT_READY] = 2 } };
+	char *text = exposition_of(&s);
+
+	ASSERT_LINE(text, "cpusteer_instances 0");
+	ASSERT_LINE(text, "cpusteer_instances_skipped{reason=\"locked\"} 1");
+	ASSERT_LINE(text, "cpusteer_instances_skipped{reason=\"not_ready\"} 2");
+	ASSERT_LINE(text, "cpusteer_instances_skipped{reason=\"unreadable\"} 0");
+	free(text);
+}
+
 /* The settings are labels of one series; the key is not among them. */
 static void test_info_has_the_settings_not_the_key(void)
 {
@@ -302,7 +322,7 @@ static void test_info_has_the_settings_not_the_key(void)
 	m.cfg.key[0] = 0x1122334455667788ULL;
 	m.cfg.symmetric = 1;
 	m.cfg.non_ip_cpu = 1;
-	text = exposition(in, 1, 0);
+	text = exposition(in, 1);
 	ASSERT_LINE(text, "cpusteer_instance_info{" L ",xdp_mode=\"native\",hash=\"siphash13\","
 		    "symmetric=\"true\",inner=\"none\",non_ip=\"cpu:1\",remote=\"drop\",qsize=\"2048\","
 		    "buckets=\"512\",bucket_stats=\"false\",program_id=\"77\"} 1");
@@ -319,6 +339,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_invalid_utf8_is_escaped_as_utf8),
 	TU_TEST(test_families_are_whole_and_together),
 	TU_TEST(test_counts_are_the_samples),
+	TU_TEST(test_skipped_by_reason),
 	TU_TEST(test_info_has_the_settings_not_the_key),
 };
 

@@ -189,10 +189,10 @@ struct family {
 	const char *name;
 	const char *type;
 	const char *help;
-	/* Exporter-wide families have one series, total(); the others a
-	 * block per instance, from emit() and what it reads below.
+	/* Exporter-wide families have their series from whole(); the
+	 * others a block per instance, from emit() and what it reads below.
 	 */
-	__u64 (*total)(const struct metrics_scrape *s);
+	void (*whole)(struct out *o, const struct metrics_scrape *s);
 	void (*emit)(struct out *o, const struct metrics_instance *m, const struct family *fam);
 	__u64 (*value)(const struct metrics_instance *m);	/* emit_value */
 	size_t target_array;	/* emit_targets: a __u32 per target CPU */
@@ -285,14 +285,26 @@ static void emit_exceptions(struct out *o, const struct metrics_instance *m,
 		series(o, m, m->sample.exceptions[slot], "action", exception_slot_name(slot), NULL);
 }
 
-static __u64 instances(const struct metrics_scrape *s)
+static void instances(struct out *o, const struct metrics_scrape *s)
 {
-	return s->n;
+	series(o, NULL, s->n, NULL);
 }
 
-static __u64 skipped(const struct metrics_scrape *s)
+static const char *const skip_reasons[SKIP_COUNT] = {
+	[SKIP_LOCKED] = "locked",
+	[SKIP_NOT_READY] = "not_ready",
+	[SKIP_UNREADABLE] = "unreadable",
+};
+
+/* Every reason, zeros included: a reason that appears later then has its
+ * series from the start.
+ */
+static void skipped(struct out *o, const struct metrics_scrape *s)
 {
-	return s->skipped;
+	int r;
+
+	for (r = 0; r < SKIP_COUNT; r++)
+		series(o, NULL, s->skipped[r], "reason", skip_reasons[r], NULL);
 }
 
 static __u64 present(const struct metrics_instance *m)
@@ -314,11 +326,12 @@ static __u64 redirect_errors(const struct metrics_instance *m)
 
 static const struct family families[] = {
 	{ "cpusteer_instances", "gauge",
-	  "cpusteer instances exported, of every network namespace", .total = instances },
+	  "cpusteer instances exported, of every network namespace", .whole = instances },
 	{ "cpusteer_instances_skipped", "gauge",
-	  "instance folders under /sys/fs/bpf/cpusteer not exported at this scrape: being loaded "
-	  "or unloaded, left by an interrupted command, busy, or of another cpusteer version",
-	  .total = skipped },
+	  "instance folders under /sys/fs/bpf/cpusteer not exported at this scrape, by reason: "
+	  "locked (a command is changing the instance), not_ready (being loaded or unloaded, or "
+	  "left by an interrupted command), unreadable (of another cpusteer version, a pin missing)",
+	  .whole = skipped },
 	{ "cpusteer_instance_info", "gauge", "the instance's settings, as labels; always 1",
 	  .emit = emit_info },
 	{ "cpusteer_interface_present", "gauge",
@@ -395,8 +408,8 @@ int metrics_write(FILE *f, const struct metrics_scrape *s)
 		fprintf(f, "# HELP %s ", fam->name);
 		metrics_escape(f, fam->help, false);
 		fprintf(f, "\n# TYPE %s %s\n", fam->name, fam->type);
-		if (fam->total)
-			series(&o, NULL, fam->total(s), NULL);
+		if (fam->whole)
+			fam->whole(&o, s);
 		else
 			for (i = 0; i < s->n; i++)
 				fam->emit(&o, s->in[i], fam);

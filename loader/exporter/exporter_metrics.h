@@ -41,11 +41,20 @@ struct metrics_instance {
 	struct stats_sample sample;
 };
 
+/* Why an instance folder found at a scrape was not exported. */
+enum metrics_skip {
+	SKIP_LOCKED,		/* a command held its lock past the scrape's wait */
+	SKIP_NOT_READY,		/* being loaded or unloaded, or left by an
+				 * interrupted command */
+	SKIP_UNREADABLE,	/* of another cpusteer version, a pin missing */
+	SKIP_COUNT
+};
+
 struct metrics_scrape {
 	int ncpus;				/* possible CPUs */
-	const struct metrics_instance *const *in;
+	const struct metrics_instance *const *in;	/* those exported */
 	size_t n;
-	__u32 skipped;		/* instance folders that could not be read */
+	__u32 skipped[SKIP_COUNT];	/* instance folders not exported, by why */
 };
 
 /* The exposition of `s`; 0, or -EIO when `f` failed. */

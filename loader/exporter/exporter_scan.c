@@ -7,11 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "exporter_scan.h"
 #include "indirection.h"
 #include "instance.h"
 #include "instance_state.h"
+#include "lock.h"
 #include "log.h"
 #include "netns.h"
 #include "pin_tree.h"
@@ -40,7 +43,8 @@ struct scan {
 	struct followed **f;		/* sorted by namespace, then name */
 	size_t n, cap;
 	const struct metrics_instance **out;
-	__u32 skipped;
+	__u32 skipped[SKIP_COUNT];
+	double lock_budget_ns;		/* what this scrape may still wait */
 	__u32 *table;			/* room for the largest bucket table */
 	bool fatal;			/* stranded in another namespace */
 	bool tracepoints;		/* attach them (scan_open) */
@@ -225,24 +229,59 @@ static int read_pinned(struct scan *s, struct followed *f, struct steer_instance
 	return sample_read(&f->tracer, in, &f->m.sample);
 }
 
-/* -ENOENT when there is no instance (unloaded, or a load that has not
- * made its record yet).
+/* A command holds an instance's lock while it changes it: `set` for
+ * milliseconds, `load` and `unload` for up to seconds. A scrape waits a
+ * little for the first and not for the second, which would hold up the
+ * whole scrape: Prometheus gives up on a scrape after 10 s, losing the
+ * series of every instance. The budget bounds the waits of one scrape
+ * together, however many instances are busy.
  */
-static int read_instance(struct scan *s, struct followed *f)
+#define LOCK_WAIT_EACH_NS 100e6
+#define LOCK_WAIT_BUDGET_NS 500e6
+
+/* The shared lock of the open folder `d`, within what is left of the
+ * scrape's budget; -ENOENT when an unload removed the folder meanwhile.
+ */
+static int lock_instance(struct scan *s, struct instance_dir *d)
+{
+	double start = monotonic_ns();
+	double wait = s->lock_budget_ns < LOCK_WAIT_EACH_NS ? s->lock_budget_ns : LOCK_WAIT_EACH_NS;
+	int err = lock_try(d->fd, LOCK_SH, wait / 1e9);
+
+	s->lock_budget_ns -= monotonic_ns() - start;
+	if (s->lock_budget_ns < 0)
+		s->lock_budget_ns = 0;
+	if (!err && !instance_dir_current(d))
+		err = -ENOENT;
+	return err;
+}
+
+/* 0, or -ENOENT when there is no instance (unloaded, or a load that has
+ * not made its record yet), or another negative errno and why it is
+ * skipped.
+ */
+static int read_instance(struct scan *s, struct followed *f, enum metrics_skip *why)
 {
 	struct instance_dir d;
 	struct steer_instance in;
 	int err;
 
+	*why = SKIP_UNREADABLE;
 	instance_dir_init_in(&d, f->m.interface, f->cookie, 0);
-	err = instance_dir_open(&d, DIR_LOCK_SH);
+	err = instance_dir_open(&d, 0);
 	if (err)
 		return err;
-	err = instance_read_record(d.fd, &f->m.st);
+	err = lock_instance(s, &d);
+	if (err == -EBUSY)
+		*why = SKIP_LOCKED;
+	if (!err)
+		err = instance_read_record(d.fd, &f->m.st);
 	/* Only a finished load leaves every pin; a set changes none. */
 	if (!err && f->m.st.phase != CPUSTEER_PHASE_READY &&
-	    f->m.st.phase != CPUSTEER_PHASE_SETTING)
+	    f->m.st.phase != CPUSTEER_PHASE_SETTING) {
+		*why = SKIP_NOT_READY;
 		err = -EAGAIN;
+	}
 	if (!err)
 		err = instance_open_pinned(&in, d.fd, d.shown);
 	if (!err) {
@@ -257,16 +296,18 @@ static int visit(__u64 cookie, const char *ifname, void *arg)
 {
 	struct scan *s = arg;
 	struct followed *f = follow(s, cookie, ifname);
+	enum metrics_skip why;
 	int err;
 
 	if (!f) {
-		s->skipped++;
+		s->skipped[SKIP_UNREADABLE]++;
 		return 0;
 	}
-	err = read_instance(s, f);
+	err = read_instance(s, f, &why);
 	f->seen = err != -ENOENT;
 	f->readable = !err;
-	s->skipped += err && err != -ENOENT;
+	if (err && err != -ENOENT)
+		s->skipped[why]++;
 	return s->fatal ? -ENOTRECOVERABLE : 0;
 }
 
@@ -288,7 +329,8 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 
 	for (i = 0; i < s->n; i++)
 		s->f[i]->seen = s->f[i]->readable = false;
-	s->skipped = 0;
+	memset(s->skipped, 0, sizeof(s->skipped));
+	s->lock_budget_ns = LOCK_WAIT_BUDGET_NS;
 	err = pin_tree_walk(visit, s);
 	if (err)
 		return err;
@@ -312,6 +354,6 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 			list[out->n++] = &s->f[i]->m;
 	out->in = list;
 	out->ncpus = s->ncpus;
-	out->skipped = s->skipped;
+	memcpy(out->skipped, s->skipped, sizeof(out->skipped));
 	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The instances `cpusteer exporter` follows, in every network namespace:
  * at each scrape it walks the pin tree, reads every instance under a
- * shared lock that it lets go before the next one, attaches tracepoints
+ * shared lock that it lets go before the next one (skipping, without a
+ * long wait, an instance whose lock a command holds), attaches tracepoints
  * to instances it has not seen before, and closes what it kept of
  * instances that are gone. Between scrapes it holds no lock and no map,
  * only the tracepoint programs of each instance (trace.h), whose counts

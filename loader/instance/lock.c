@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -114,30 +115,52 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-int lock_wait(int fd, int op, const char *what)
+/* flock(fd, op) tried every 20 ms until `deadline`: 0, -EWOULDBLOCK when
+ * it is still held then, -EINTR when `hear` and a deferred signal is
+ * pending, or another negative errno.
+ */
+static int poll_lock(int fd, int op, double deadline, bool hear)
 {
 	struct timespec slice = { 0, 20 * 1000 * 1000 };
-	double deadline = now() + LOCK_WAIT_SECONDS;
-	char holder[600];
 
 	for (;;) {
 		if (!flock(fd, op | LOCK_NB))
 			return 0;
-		if (errno != EWOULDBLOCK) {
-			log_err("cannot lock the state of %s: %s", what, strerror(errno));
+		if (errno != EWOULDBLOCK)
 			return -errno;
-		}
 		if (now() >= deadline)
-			break;
+			return -EWOULDBLOCK;
 		/* A command that defers signals still hears them here. */
-		if (deferred_pending()) {
-			log_err("interrupted while waiting for %s", what);
+		if (hear && deferred_pending())
 			return -EINTR;
-		}
 		nanosleep(&slice, NULL);
+	}
+}
+
+int lock_wait(int fd, int op, const char *what)
+{
+	int err = poll_lock(fd, op, now() + LOCK_WAIT_SECONDS, true);
+	char holder[600];
+
+	if (!err)
+		return 0;
+	if (err == -EINTR) {
+		log_err("interrupted while waiting for %s", what);
+		return err;
+	}
+	if (err != -EWOULDBLOCK) {
+		log_err("cannot lock the state of %s: %s", what, strerror(-err));
+		return err;
 	}
 	describe_holder(fd, holder, sizeof(holder));
 	log_err("%s is busy: %s is using it; waited %d s, try again", what, holder,
 		LOCK_WAIT_SECONDS);
 	return -EBUSY;
+}
+
+int lock_try(int fd, int op, double seconds)
+{
+	int err = poll_lock(fd, op, now() + seconds, false);
+
+	return err == -EWOULDBLOCK ? -EBUSY : err;
 }

@@ -21,6 +21,13 @@
  */
 int lock_wait(int fd, int op, const char *what);
 
+/* Takes flock(fd, op) if it comes free within `seconds` (0: only if it
+ * is free now), for a reader that would rather do without the state than
+ * wait for it. Prints nothing: -EBUSY when it stayed held, another
+ * negative errno when flock failed. Signals do not end the wait.
+ */
+int lock_try(int fd, int op, double seconds);
+
 /* Defers the signals above for the rest of the command. */
 void signals_defer(void);
 /* Takes a deferred signal that arrived off the pending set and says, in
