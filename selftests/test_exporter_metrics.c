@@ -311,6 +311,20 @@ static void test_skipped_by_reason(void)
 	free(text);
 }
 
+/* The state folder: 1 while usable, 0 with a reason when not. */
+static void test_state_dir_problem_is_a_series(void)
+{
+	struct metrics_scrape s = { .ncpus = NCPUS };
+	char *text = exposition_of(&s);
+
+	ASSERT_LINE(text, "cpusteer_state_dir_ok 1");
+	free(text);
+	s.state_dir_problem = "refused";
+	text = exposition_of(&s);
+	ASSERT_LINE(text, "cpusteer_state_dir_ok{reason=\"refused\"} 0");
+	free(text);
+}
+
 /* The settings are labels of one series; the key is not among them. */
 static void test_info_has_the_settings_not_the_key(void)
 {
@@ -340,6 +354,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_families_are_whole_and_together),
 	TU_TEST(test_counts_are_the_samples),
 	TU_TEST(test_skipped_by_reason),
+	TU_TEST(test_state_dir_problem_is_a_series),
 	TU_TEST(test_info_has_the_settings_not_the_key),
 };
 

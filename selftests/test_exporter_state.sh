@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cpusteer exporter and the pin tree it reads: interface names that are
 # UTF-8 or not, as labels; an instance whose lock a command holds,
-# skipped without holding up the scrape. What it counts of the kernel is
+# skipped without holding up the scrape; a state folder a user made,
+# refused without failing the scrape. What it counts of the kernel is
 # test_exporter.sh's, its HTTP side test_exporter_http.sh's.
 #
 #   (the topology of lib_exporter.sh, and in B)
@@ -20,6 +21,7 @@ BAD=x$'\xff'$$			# no UTF-8: 0xff is in no sequence
 tests() {
 	t_run exporter_utf8_names_are_labels_as_they_are test_names
 	t_run exporter_skips_a_locked_instance_at_once test_locked
+	t_run exporter_answers_with_a_refused_state_dir test_refused_state_dir
 }
 
 # node_exporter's `device` label is the name as the kernel has it: ours
@@ -80,6 +82,43 @@ test_locked() {
 	t_eq "skipped as locked after" 0 "$(value "$f" 'cpusteer_instances_skipped{reason="locked"}')"
 	t_eq "the exporter's stderr" "" "$(cat "$NETNS_TMP/exporter.err")"
 	alive
+}
+
+# bpffs is mode 1777: while no instance exists, any user can make
+# /sys/fs/bpf/cpusteer. The exporter refuses it (not root's), and says so
+# in a series and in one line, not in an HTTP 500 and a line at every
+# scrape. Its own bpffs, in a mount namespace of its own, keeps this
+# run's instances out of its sight.
+test_refused_state_dir() {
+	local f=$NETNS_TMP/refused.prom err=$NETNS_TMP/refused.err port=$((PORT + 3)) pid i
+
+	# shellcheck disable=SC2016 # $0 and $1 are the inner shell's
+	unshare -m --propagation private sh -c 'mount -t bpf bpf /sys/fs/bpf &&
+		setpriv --reuid nobody --regid nogroup --clear-groups mkdir /sys/fs/bpf/cpusteer &&
+		exec nsenter --net="$1" "$0" exporter --listen "$2"' \
+		"$CPUSTEER" "/run/netns/$NSB" "127.0.0.1:$port" 2>"$err" &
+	pid=$!
+	_bg_pids+=("$pid")
+	if ! wait_until 10 served "http://127.0.0.1:$port/metrics"; then
+		t_fail "no 200 on 127.0.0.1:$port within 10 s: $(head -n 3 "$err")"
+		return
+	fi
+	for i in 1 2 3; do
+		t_eq "status of scrape $i" 200 \
+			"$(in_b curl -s -m 20 -o "$f" -w '%{http_code}' "http://127.0.0.1:$port/metrics")"
+	done
+	whole "$f" || t_fail "the exposition is not whole"
+	t_eq "the state folder" 0 "$(value "$f" 'cpusteer_state_dir_ok{reason="refused"}')"
+	t_eq "instances" 0 "$(value "$f" cpusteer_instances)"
+	t_eq "lines on stderr after 4 scrapes" 1 "$(grep -c . "$err")"
+	grep -q 'not owned by root' "$err" || t_fail "stderr: $(head -n 3 "$err")"
+	# Once root owns it, it is walked again.
+	nsenter --mount="/proc/$pid/ns/mnt" chown root:root /sys/fs/bpf/cpusteer
+	in_b curl -s -m 20 -o "$f" "http://127.0.0.1:$port/metrics"
+	t_eq "the state folder once root's" 1 "$(value "$f" cpusteer_state_dir_ok)"
+	check_promtool "$f"
+	stop_wait "$pid" TERM
+	t_eq "exit status after SIGTERM" 0 "$RC"
 }
 
 cleanup_names() {

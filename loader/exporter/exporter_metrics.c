@@ -290,6 +290,15 @@ static void instances(struct out *o, const struct metrics_scrape *s)
 	series(o, NULL, s->n, NULL);
 }
 
+/* One series: 1, or 0 with the reason as a label. */
+static void state_dir_ok(struct out *o, const struct metrics_scrape *s)
+{
+	if (s->state_dir_problem)
+		series(o, NULL, 0, "reason", s->state_dir_problem, NULL);
+	else
+		series(o, NULL, 1, NULL);
+}
+
 static const char *const skip_reasons[SKIP_COUNT] = {
 	[SKIP_LOCKED] = "locked",
 	[SKIP_NOT_READY] = "not_ready",
@@ -325,6 +334,11 @@ static __u64 redirect_errors(const struct metrics_instance *m)
 #define TP " (tracepoint: counts from when the exporter attached to the instance)"
 
 static const struct family families[] = {
+	{ "cpusteer_state_dir_ok", "gauge",
+	  "1 while the state folder /sys/fs/bpf/cpusteer is usable or not made yet; 0 when it "
+	  "is not, with a reason: refused (not root's alone: its owner, its mode, a link; the "
+	  "exporter's log says which) or unreadable; its instances are then not exported",
+	  .whole = state_dir_ok },
 	{ "cpusteer_instances", "gauge",
 	  "cpusteer instances exported, of every network namespace", .whole = instances },
 	{ "cpusteer_instances_skipped", "gauge",

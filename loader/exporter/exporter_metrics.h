@@ -55,6 +55,10 @@ struct metrics_scrape {
 	const struct metrics_instance *const *in;	/* those exported */
 	size_t n;
 	__u32 skipped[SKIP_COUNT];	/* instance folders not exported, by why */
+	/* NULL while the state folder is usable (or not made yet), else
+	 * why it is not: "refused", "unreadable".
+	 */
+	const char *state_dir_problem;
 };
 
 /* The exposition of `s`; 0, or -EIO when `f` failed. */

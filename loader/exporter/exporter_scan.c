@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "exporter_scan.h"
@@ -36,6 +37,15 @@ struct followed {
 	struct metrics_instance m;
 };
 
+/* The state folder, as far as a refusal goes. */
+struct root_id {
+	bool found;
+	dev_t dev;
+	ino_t ino;
+	uid_t uid;
+	mode_t mode;
+};
+
 struct scan {
 	int ncpus;
 	__u64 own_cookie;
@@ -45,6 +55,8 @@ struct scan {
 	const struct metrics_instance **out;
 	__u32 skipped[SKIP_COUNT];
 	double lock_budget_ns;		/* what this scrape may still wait */
+	int refused;			/* why the last walk failed, or 0 */
+	struct root_id refused_root;	/* the state folder it failed on */
 	__u32 *table;			/* room for the largest bucket table */
 	bool fatal;			/* stranded in another namespace */
 	bool tracepoints;		/* attach them (scan_open) */
@@ -321,6 +333,54 @@ static int by_place(const void *a, const void *b)
 	return strcmp(x->m.interface, y->m.interface);
 }
 
+static struct root_id root_id_now(void)
+{
+	struct root_id r = { 0 };
+	struct stat sb;
+
+	if (!lstat(CPUSTEER_PIN_ROOT, &sb)) {
+		r.found = true;
+		r.dev = sb.st_dev;
+		r.ino = sb.st_ino;
+		r.uid = sb.st_uid;
+		r.mode = sb.st_mode;
+	}
+	return r;
+}
+
+static bool same_root(const struct root_id *a, const struct root_id *b)
+{
+	return a->found && b->found && a->dev == b->dev && a->ino == b->ino &&
+	       a->uid == b->uid && a->mode == b->mode;
+}
+
+/* Walks the pin tree, unless the state folder is the very one a walk
+ * refused before (the same folder, owner and mode): the refusal then
+ * stands, and its line (pin_tree.h) is not printed again at every scrape.
+ * The folder is looked at before the walk, so that one changed during
+ * the walk is walked again at the next scrape.
+ */
+static int walk(struct scan *s)
+{
+	struct root_id now = root_id_now();
+	int err;
+
+	if (s->refused && same_root(&now, &s->refused_root))
+		return s->refused;
+	err = pin_tree_walk(visit, s);
+	s->refused = err == -ENOTRECOVERABLE ? 0 : err;
+	s->refused_root = now;
+	return err;
+}
+
+/* The reason label of a state folder the walk could not use. */
+static const char *state_dir_problem(int err)
+{
+	if (!err)
+		return NULL;
+	return err == -EPERM || err == -ENOTDIR ? "refused" : "unreadable";
+}
+
 int scan_update(struct scan *s, struct metrics_scrape *out)
 {
 	const struct metrics_instance **list;
@@ -331,8 +391,11 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 		s->f[i]->seen = s->f[i]->readable = false;
 	memset(s->skipped, 0, sizeof(s->skipped));
 	s->lock_budget_ns = LOCK_WAIT_BUDGET_NS;
-	err = pin_tree_walk(visit, s);
-	if (err)
+	/* A state folder refused or unreadable costs the instances it holds,
+	 * not the scrape: the rest is exported, and says why.
+	 */
+	err = walk(s);
+	if (err == -ENOTRECOVERABLE)
 		return err;
 	for (i = 0; i < s->n; i++) {
 		if (s->f[i]->seen)
@@ -355,5 +418,6 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 	out->in = list;
 	out->ncpus = s->ncpus;
 	memcpy(out->skipped, s->skipped, sizeof(out->skipped));
+	out->state_dir_problem = state_dir_problem(err);
 	return 0;
 }

@@ -29,9 +29,9 @@ int scan_open(struct scan **s, bool tracepoints);
 void scan_close(struct scan *s);
 
 /* Reads every instance into *out, which stays valid until the next call.
- * A negative errno after one line when the pin tree is refused, and
- * -ENOTRECOVERABLE when the thread could not return to its own network
- * namespace (the process must stop).
+ * A state folder that is refused (pin_tree.h) is said in *out, with one
+ * line the first time only. -ENOTRECOVERABLE when the thread could not
+ * return to its own network namespace (the process must stop).
  */
 int scan_update(struct scan *s, struct metrics_scrape *out);
 
