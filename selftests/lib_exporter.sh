@@ -88,7 +88,7 @@ check_promtool() {	# FILE
 
 # The exposition is whole: every family, the last line complete.
 whole() {	# FILE
-	[ "$(grep -c '^# TYPE ' "$1")" = "$FAMILIES" ] && [ -z "$(tail -c 1 "$1")" ]
+	[ "$(grep -c '^# TYPE ' "$1" 2>/dev/null)" = "$FAMILIES" ] && [ -z "$(tail -c 1 "$1")" ]
 }
 
 served() {	# URL

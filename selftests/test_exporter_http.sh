@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # cpusteer exporter's options, HTTP side and text file: usage errors,
-# the content type, 404 and 405, two concurrent scrapers, an address in
-# use, IPv6, the text file replaced whole and never written through a
-# link. What it reads of the kernel is test_exporter.sh's.
+# the content type, 404 and 405, two concurrent scrapers, clients of
+# user nobody that never finish their request (closed at a deadline,
+# limited per address, and no hold on scrapes), an address in use, IPv6,
+# the text file replaced whole and never written through a link. What it
+# reads of the kernel is test_exporter.sh's.
 #
 #   (the topology of lib_exporter.sh)
+#   in B, as user nobody: tools/http_trickle.py, clients that send a
+#   header line now and then and never the end of their request
 #
 # Not in kernel runs: HTTP, files and options, the same on every kernel (6 s on the host, minutes under emulation)
 # shellcheck disable=SC2317 # the test functions run through t_run
@@ -18,6 +22,9 @@ tests() {
 	t_run exporter_http_content_type test_content_type
 	t_run exporter_http_errors test_http_errors
 	t_run exporter_concurrent_scrapes test_concurrent
+	t_run exporter_closes_a_trickling_request_at_its_deadline test_request_deadline
+	t_run exporter_limits_connections_per_address test_per_address
+	t_run exporter_answers_scrapes_under_trickling_clients test_tricklers
 	t_run exporter_address_in_use_fails test_address_in_use
 	t_run exporter_serves_ipv6 test_ipv6
 	t_run exporter_textfile_is_replaced_whole test_textfile_atomic
@@ -85,6 +92,88 @@ test_concurrent() {
 	t_eq "scrapes not whole or out of order" 0 "$bad"
 	check_promtool "$dir/1.50"
 	check_promtool "$dir/2.50"
+	alive
+}
+
+TRICKLE=$NETNS_TOP/selftests/tools/http_trickle.py
+NOBODY_PY=''
+
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# A python3 user nobody can run: not one under root's home.
+find_nobody_python() {
+	local p
+
+	for p in /usr/bin/python3 /usr/local/bin/python3 "$(command -v python3)"; do
+		if [ -x "$p" ] && as_nobody "$p" -c '' 2>/dev/null; then
+			NOBODY_PY=$p
+			return 0
+		fi
+	done
+	return 1
+}
+
+# http_trickle.py as user nobody in B, given as text: its folder may be
+# out of nobody's reach.
+trickle() {	# ARGS...
+	in_b setpriv --reuid=65534 --regid=65534 --clear-groups "$NOBODY_PY" -c "$(<"$TRICKLE")" "$@"
+}
+
+# A client that sends a header line every 0.5 s has its connection
+# closed once the request deadline (5 s) has passed.
+test_request_deadline() {
+	local out
+
+	out=$(trickle 127.0.0.1 "$PORT" 1 --every 0.5 --for 12 | tail -n 1)
+	echo "# a request trickled a line every 0.5 s: $out"
+	t_eq "connections open after 12 s, closed" "open 0 closed 1" "${out% longest *}"
+	awk -v t="${out##* }" 'BEGIN { exit !(t >= 4.5 && t < 8) }' ||
+		t_fail "closed after ${out##* } s; the deadline is 5 s"
+	alive
+}
+
+# 30 idle connections from 127.0.0.2: 16 stay, each newcomer beyond
+# them taking the place of the longest idle.
+test_per_address() {
+	local out
+
+	out=$(trickle 127.0.0.1 "$PORT" 30 --every 0.5 --for 1.5 --from 127.0.0.2 | tail -n 1)
+	t_eq "connections of 127.0.0.2 open, closed" "open 16 closed 14" "${out% longest *}"
+	alive
+}
+
+# 70 clients of user nobody that send a header line every second and
+# connect again whenever closed: more than the exporter's 64 slots, from
+# the address Prometheus scrapes from. Every scrape still gets its
+# answer, whole.
+test_tricklers() {
+	local out=$NETNS_TMP/trickle f=$NETNS_TMP/trickled.prom i r pid times=''
+
+	bg_b setpriv --reuid=65534 --regid=65534 --clear-groups "$NOBODY_PY" -c "$(<"$TRICKLE")" \
+		127.0.0.1 "$PORT" 70 --every 1 --for 60 --reconnect >"$out"
+	pid=$BG_PID
+	if ! wait_until 10 grep -qx ready "$out"; then
+		t_fail "the clients did not start"
+		return
+	fi
+	sleep 1
+	for i in 1 2 3 4 5; do
+		r=$(in_b curl -s -m 20 -o "$f" -w '%{http_code} %{time_total}' \
+			"http://127.0.0.1:$PORT/metrics")
+		t_eq "status of scrape $i" 200 "${r% *}"
+		whole "$f" || t_fail "scrape $i is not whole"
+		times="$times ${r#* }"
+		sleep 0.5
+	done
+	echo "# scrapes under 70 trickling clients (s):$times"
+	for r in $times; do
+		awk -v t="$r" 'BEGIN { exit !(t < 5) }' || t_fail "a scrape took $r s"
+	done
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	t_eq "the exporter's stderr" "" "$(cat "$NETNS_TMP/exporter.err")"
 	alive
 }
 
@@ -156,5 +245,6 @@ test_textfile_links() {
 
 t_plan_of tests
 exporter_setup
+find_nobody_python || t_abort "needs a python3 that user nobody can run"
 tests
 t_exit

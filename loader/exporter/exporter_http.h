@@ -6,6 +6,8 @@
  * (exporter_scan.h says why only the main thread reads them). Requests
  * that arrive while one is being made share the next one, so any number
  * of concurrent scrapes costs one read of the instances at a time.
+ * Connections come in through a gate of its own (exporter_gate.h), which
+ * bounds what idle and trickling clients can hold.
  */
 #ifndef CPUSTEER_EXPORTER_HTTP_H
 #define CPUSTEER_EXPORTER_HTTP_H
