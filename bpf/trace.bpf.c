@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Tracepoint counters for `cpusteer stats`: what happens to frames after
- * the steering program let go of them. The cpumap tracepoints report the
- * bulk enqueue on the receiving CPU and the kthread on the target CPU; the
- * XDP error tracepoints report aborted verdicts and failed redirects.
+/* Tracepoint counters for `cpusteer stats`, the exporter and the bench:
+ * what happens to frames after the steering program let go of them. The
+ * cpumap tracepoints report the bulk enqueue on the receiving CPU and the
+ * kthread on the target CPU; the XDP error tracepoints report aborted
+ * verdicts and failed redirects.
  *
- * Every counter is a per-CPU array of plain __u64, keyed by a CPU number or
- * an XDP action, so the loader and this file share no layout beyond the
- * kernel's own numbering: the map's name says what it counts.
+ * The tracepoints fire for every cpumap and every device on the machine,
+ * and these four programs serve any number of instances: each event looks
+ * for the counter map of its cpumap (by id, which is global) or of its
+ * device (ifindex and network namespace) in the slots the loader files
+ * them in (include/cpusteer_trace.h). An event of anything else costs a
+ * few array lookups that find nothing, however many instances there are.
  *
  * The loader probes the kernel's BTF and leaves a program unloaded when
  * its tracepoint is missing or has a different signature, so each program
@@ -16,78 +20,73 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "cpusteer.h"
+#include "cpusteer_trace.h"
 
-/* Written by the loader after load, before attach. The cpumap tracepoints
- * fire for every cpumap on the machine and the XDP error ones for every
- * device, so events of other instances and interfaces are skipped. An
- * ifindex is only unique inside one network namespace, hence the netns
- * inode beside it.
+/* The counter maps of one instance: its owner at entry 0, its counters
+ * from entry 1 (two entries here; for enqueue, one more than the possible
+ * CPUs, which the loader sets). The value is given by its size: a type
+ * seen only through pointers reaches BTF as a bare declaration, which
+ * libbpf cannot size.
  */
-__u32 cpumap_id;
-__u32 ifindex;
-__u32 netns_ino;
+#define COUNTERS(value_type)                                    \
+	struct {                                                \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);         \
+		__type(key, __u32);                             \
+		__uint(value_size, sizeof(value_type));         \
+		__uint(max_entries, 2);                         \
+	}
 
-/* Enqueue counters are keyed by the target CPU, and the per-CPU slot is
- * the enqueuing (source) CPU: the tracepoint runs there. A flat
- * [source * MAX + target] array would need 65536 entries, each copied per
- * CPU; this way the source dimension comes free with the per-CPU copies,
- * every CPU writes only its own slot (no atomics), and the loader sizes
- * the key range to the possible CPUs.
+#define SLOTS_OF(value_type)                                    \
+	struct {                                                \
+		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);        \
+		__uint(max_entries, TRACE_SLOTS);               \
+		__type(key, __u32);                             \
+		__array(values, COUNTERS(value_type));          \
+	}
+
+SLOTS_OF(struct enqueue_count) enqueue_of SEC(".maps");
+SLOTS_OF(struct kthread_count) kthread_of SEC(".maps");
+SLOTS_OF(struct device_count) device_of SEC(".maps");
+
+/* Entry `key` of the counter map of `owner` in `slots`, or NULL when it
+ * has none there.
  */
-#define PERCPU_U64_ARRAY(name, entries)                 \
-	struct {                                        \
-		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); \
-		__type(key, __u32);                     \
-		__type(value, __u64);                   \
-		__uint(max_entries, entries);           \
-	} name SEC(".maps")
-
-/* The loader sizes these to the possible CPUs. */
-PERCPU_U64_ARRAY(enq_processed, 1);	/* frames, drops included */
-PERCPU_U64_ARRAY(enq_drops, 1);		/* target queue full */
-PERCPU_U64_ARRAY(enq_bulks, 1);		/* tracepoint hits */
-
-/* The kthread runs on its target CPU, so the per-CPU slot is the target
- * and one entry is enough.
- */
-PERCPU_U64_ARRAY(kt_processed, 1);
-PERCPU_U64_ARRAY(kt_drops, 1);		/* skb allocation failures */
-PERCPU_U64_ARRAY(kt_sched, 1);		/* the kthread slept and was woken */
-PERCPU_U64_ARRAY(kt_xdp_pass, 1);	/* second-stage program verdicts */
-PERCPU_U64_ARRAY(kt_xdp_drop, 1);
-PERCPU_U64_ARRAY(kt_xdp_redirect, 1);
-
-/* Keyed by XDP action; the last slot collects actions the kernel does not
- * define.
- */
-#define EXCEPTION_SLOTS (XDP_REDIRECT + 2)
-PERCPU_U64_ARRAY(exceptions, EXCEPTION_SLOTS);
-PERCPU_U64_ARRAY(redirect_errs, 1);
-
-static __always_inline void add(void *map, __u32 key, __u64 n)
+static __always_inline void *counters(void *slots, __u64 owner, __u32 key)
 {
-	__u64 *v = bpf_map_lookup_elem(map, &key);
+	__u32 probe, slot, zero = 0;
+	__u64 *filed;
+	void *map;
 
-	if (v)
-		*v += n;
+	for (probe = 0; probe < TRACE_PROBES; probe++) {
+		slot = trace_slot(owner, probe);
+		map = bpf_map_lookup_elem(slots, &slot);
+		if (!map)
+			continue;
+		filed = bpf_map_lookup_elem(map, &zero);
+		if (filed && *filed == owner)
+			return bpf_map_lookup_elem(map, &key);
+	}
+	return NULL;
 }
 
-static __always_inline bool our_device(const struct net_device *dev)
+static __always_inline struct device_count *device_counters(const struct net_device *dev)
 {
-	return dev->ifindex == ifindex &&
-	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == netns_ino;
+	__u64 owner = trace_device_owner(BPF_CORE_READ(dev, nd_net.net, ns.inum), dev->ifindex);
+
+	return counters(&device_of, owner, 1);
 }
 
 SEC("tp_btf/xdp_cpumap_enqueue")
 int BPF_PROG(cpusteer_enqueue, int map_id, unsigned int processed,
 	     unsigned int drops, int to_cpu)
 {
-	if ((__u32)map_id != cpumap_id)
-		return 0;
-	add(&enq_processed, to_cpu, processed);
-	add(&enq_drops, to_cpu, drops);
-	add(&enq_bulks, to_cpu, 1);
+	struct enqueue_count *c = counters(&enqueue_of, (__u32)map_id, 1 + to_cpu);
+
+	if (c) {
+		c->processed += processed;
+		c->drops += drops;
+		c->bulks++;
+	}
 	return 0;
 }
 
@@ -95,14 +94,16 @@ SEC("tp_btf/xdp_cpumap_kthread")
 int BPF_PROG(cpusteer_kthread, int map_id, unsigned int processed,
 	     unsigned int drops, int sched, struct xdp_cpumap_stats *xdp_stats)
 {
-	if ((__u32)map_id != cpumap_id)
-		return 0;
-	add(&kt_processed, 0, processed);
-	add(&kt_drops, 0, drops);
-	add(&kt_sched, 0, sched ? 1 : 0);
-	add(&kt_xdp_pass, 0, xdp_stats->pass);
-	add(&kt_xdp_drop, 0, xdp_stats->drop);
-	add(&kt_xdp_redirect, 0, xdp_stats->redirect);
+	struct kthread_count *c = counters(&kthread_of, (__u32)map_id, 1);
+
+	if (c) {
+		c->processed += processed;
+		c->drops += drops;
+		c->sched += sched ? 1 : 0;
+		c->xdp_pass += xdp_stats->pass;
+		c->xdp_drop += xdp_stats->drop;
+		c->xdp_redirect += xdp_stats->redirect;
+	}
 	return 0;
 }
 
@@ -110,9 +111,10 @@ SEC("tp_btf/xdp_exception")
 int BPF_PROG(cpusteer_exception, const struct net_device *dev,
 	     const struct bpf_prog *xdp, __u32 act)
 {
-	if (!our_device(dev))
-		return 0;
-	add(&exceptions, act <= XDP_REDIRECT ? act : XDP_REDIRECT + 1, 1);
+	struct device_count *c = device_counters(dev);
+
+	if (c)
+		c->exceptions[act <= XDP_REDIRECT ? act : XDP_REDIRECT + 1]++;
 	return 0;
 }
 
@@ -122,9 +124,10 @@ int BPF_PROG(cpusteer_exception, const struct net_device *dev,
 SEC("tp_btf/xdp_redirect_err")
 int BPF_PROG(cpusteer_redirect_err, const struct net_device *dev)
 {
-	if (!our_device(dev))
-		return 0;
-	add(&redirect_errs, 0, 1);
+	struct device_count *c = device_counters(dev);
+
+	if (c)
+		c->redirect_errors++;
 	return 0;
 }
 

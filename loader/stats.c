@@ -37,6 +37,7 @@ struct stats_ctx {
 	struct stats_view v;
 	struct instance_dir dir;
 	struct steer_instance in;
+	struct trace_programs programs;
 	struct tracer tracer;
 	bool json;
 	__u32 interval;
@@ -127,7 +128,10 @@ static int open_all(struct stats_ctx *c)
 		log_err("cannot find the cpumap of the instance on %s", c->dir.shown);
 		return -ENOENT;
 	}
-	err = tracer_open(&c->tracer, cpumap_id, instance_ifindex(c));
+	err = trace_programs_open(&c->programs);
+	if (!err)
+		err = tracer_open(&c->tracer, &c->programs, cpumap_id, c->dir.netns_ino,
+				  instance_ifindex(c));
 	if (err) {
 		log_err("cannot set up the tracepoints: %s", strerror(-err));
 		return err;
@@ -149,6 +153,7 @@ static void close_all(struct stats_ctx *c)
 	sample_free(&c->v.delta);
 	sample_free(&c->v.total);
 	tracer_close(&c->tracer);
+	trace_programs_close(&c->programs);
 	instance_close(&c->in);
 	instance_dir_close(&c->dir);
 	free(c->v.configured);

@@ -2,7 +2,8 @@
 # cpusteer exporter on this kernel: what it reads of instances and of the
 # cpumap and XDP tracepoints. Counts that agree with the frames sent and
 # with stats, device errors counted in another namespace, an instance of
-# a third namespace with a name to escape, instances that come and go,
+# a third namespace with a name to escape, four tracepoint programs for
+# any number of instances, instances that come and go,
 # the exporter's programs gone after SIGTERM, and none with
 # --no-tracepoints. Its HTTP side, options
 # and text file are test_exporter_http.sh's.
@@ -186,9 +187,12 @@ test_other_netns() {
 	t_eq "info series of the instance in $NSC" 1 "$(grep -c -F "cpusteer_instance_info{$LC," "$f")"
 	t_eq "info series of vethB" 1 "$(grep -c "^cpusteer_instance_info{$LB," "$f")"
 	t_eq "its interface present" 1 "$(value "$f" "cpusteer_interface_present{$LC}")"
-	# Its device tracepoints filter by an ifindex of C: attached in C.
+	# Its device events are told apart by an ifindex of C and C itself.
 	t_eq "xdp_exception counted for it" 1 \
 		"$(value "$f" "cpusteer_tracepoint_attached{$LC,tracepoint=\"xdp_exception\"}")"
+	# One program per tracepoint, whatever the number of instances.
+	t_eq "programs the exporter holds, for two instances" 4 "$(programs_of "$EXP_PID" | grep -c .)"
+	t_eq "links the exporter holds, for two instances" 4 "$(links_of "$EXP_PID")"
 }
 
 # The value of the program_id label of C's instance, or "none".
@@ -234,6 +238,11 @@ test_come_and_go() {
 # The BPF programs a process holds an fd of (its tracepoints').
 programs_of() {	# PID
 	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u
+}
+
+# The BPF links a process holds (its tracepoints' attachments).
+links_of() {	# PID
+	grep -l '^link_type:' /proc/"$1"/fdinfo/* 2>/dev/null | wc -l
 }
 
 loaded_programs() {

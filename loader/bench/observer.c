@@ -33,6 +33,7 @@ struct observer {
 	char ifname[IF_NAMESIZE];
 	bool steering;			/* cpusteer is loaded on ifname */
 	struct steer_instance in;
+	struct trace_programs programs;
 	struct tracer tracer;
 	int prog_fd;			/* the program whose run time holds ours */
 	struct snapshot first, prev, cur;
@@ -55,6 +56,7 @@ void observer_free(struct observer *ob)
 		return;
 	observer_free_samples(ob);
 	tracer_close(&ob->tracer);
+	trace_programs_close(&ob->programs);
 	instance_close(&ob->in);
 	if (ob->prog_fd >= 0)
 		close(ob->prog_fd);
@@ -80,7 +82,9 @@ static int observer_attach_steering(struct observer *ob, const struct instance_d
 	instance_dir_close(&d);
 	if (err)
 		return err;
-	err = tracer_open(&ob->tracer, instance_cpumap_id(&ob->in), 0);
+	err = trace_programs_open(&ob->programs);
+	if (!err)
+		err = tracer_open(&ob->tracer, &ob->programs, instance_cpumap_id(&ob->in), 0, 0);
 	if (err)
 		return err;
 	n = ob->tracer.ncpus;

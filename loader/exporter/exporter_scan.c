@@ -23,7 +23,7 @@
 /* An instance found at some scrape. Its tracer counts the events of one
  * cpumap (by id: a reload makes another) and one device (the ifindex in
  * the instance's namespace, 0 once the device is gone); when either
- * changes, it is attached anew and its counts start again.
+ * changes, it is made anew and its counts start again.
  */
 struct followed {
 	__u64 cookie;
@@ -60,6 +60,8 @@ struct scan {
 	__u32 *table;			/* room for the largest bucket table */
 	bool fatal;			/* stranded in another namespace */
 	bool tracepoints;		/* attach them (scan_open) */
+	struct trace_programs programs;	/* while an instance is followed */
+	bool programs_open;
 };
 
 static void forget(struct followed *f)
@@ -78,6 +80,8 @@ void scan_close(struct scan *s)
 		return;
 	for (i = 0; i < s->n; i++)
 		forget(s->f[i]);
+	if (s->programs_open)
+		trace_programs_close(&s->programs);
 	free(s->f);
 	free(s->out);
 	free(s->table);
@@ -147,71 +151,76 @@ static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
 	return f;
 }
 
-struct attach_job {
-	struct followed *f;
-	__u32 cpumap_id;
-	bool trace;		/* attach the tracepoints, not only look */
-	bool ns_here;		/* the thread is in the instance's namespace */
-};
-
-/* Whether the instance's device is there, and a tracer for its cpumap
- * and device; in the instance's namespace, whose ifindexes the device
- * tracepoints filter by.
+/* Whether the instance's interface is in its network namespace, looked
+ * up from inside it, on this thread, then back. A namespace that cannot
+ * be found or entered is gone, or going: its device is gone with it.
  */
-static int attach(struct attach_job *j)
+static int check_present(struct scan *s, struct followed *f)
 {
-	struct followed *f = j->f;
-	int ifindex, err;
-
-	f->m.present = j->ns_here && state_device_here(&f->m.st);
-	ifindex = f->m.present ? (int)f->m.st.ifindex : 0;
-	if (!j->trace)
-		return 0;
-	if (f->tracing && f->cpumap_id == j->cpumap_id && f->ifindex == ifindex)
-		return 0;
-	if (f->tracing)
-		tracer_close(&f->tracer);
-	f->cpumap_id = j->cpumap_id;
-	f->ifindex = ifindex;
-	err = tracer_open(&f->tracer, j->cpumap_id, ifindex);
-	f->tracing = !err;
-	if (err)
-		log_err("cannot set up the tracepoints for %s: %s", f->shown, strerror(-err));
-	else
-		log_debug("tracepoints attached for %s in network namespace %llu", f->shown,
-			  (unsigned long long)f->cookie);
-	return err;
-}
-
-/* attach() inside the instance's namespace, on this thread, then back.
- * A namespace that cannot be found or entered is gone, or going: its
- * device is gone with it.
- */
-static int attach_in_netns(struct scan *s, struct attach_job *j)
-{
-	const struct followed *f = j->f;
 	char path[300];
-	int fd, err;
+	int fd;
 
-	j->ns_here = true;
-	if (f->cookie == s->own_cookie)
-		return attach(j);
+	f->m.present = false;
+	if (f->cookie == s->own_cookie) {
+		f->m.present = state_device_here(&f->m.st);
+		return 0;
+	}
 	fd = netns_locate(f->cookie, f->m.st.netns_ino, path, sizeof(path)) ? -1
 		: open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
 		if (fd >= 0)
 			close(fd);
-		j->ns_here = false;
-		return attach(j);
+		return 0;
 	}
 	close(fd);
-	err = attach(j);
+	f->m.present = state_device_here(&f->m.st);
 	if (setns(s->own_ns, CLONE_NEWNET)) {
 		log_err("exporter: cannot return to its own network namespace: %s", strerror(errno));
 		s->fatal = true;
 		return -ENOTRECOVERABLE;
 	}
-	return err;
+	return 0;
+}
+
+/* The tracepoint programs, shared by every instance, are there while an
+ * instance is; each instance has a tracer of its own in them.
+ */
+static bool programs_ready(struct scan *s)
+{
+	int err;
+
+	if (!s->programs_open) {
+		err = trace_programs_open(&s->programs);
+		if (err)
+			log_err("cannot set up the tracepoints: %s", strerror(-err));
+		s->programs_open = !err;
+	}
+	return s->programs_open;
+}
+
+/* A tracer for the instance's cpumap and device, made anew when either
+ * changed. A failure costs only its tracepoint series.
+ */
+static void trace(struct scan *s, struct followed *f, __u32 cpumap_id)
+{
+	int ifindex = f->m.present ? (int)f->m.st.ifindex : 0, err;
+
+	if (f->tracing && f->cpumap_id == cpumap_id && f->ifindex == ifindex)
+		return;
+	if (f->tracing)
+		tracer_close(&f->tracer);
+	f->tracing = false;
+	if (!s->tracepoints || !programs_ready(s))
+		return;
+	f->cpumap_id = cpumap_id;
+	f->ifindex = ifindex;
+	err = tracer_open(&f->tracer, &s->programs, cpumap_id, f->m.st.netns_ino, ifindex);
+	f->tracing = !err;
+	if (err)
+		log_err("cannot set up the tracepoints for %s: %s", f->shown, strerror(-err));
+	else
+		log_debug("tracepoints counting for %s in network namespace %llu", f->shown,
+			  (unsigned long long)f->cookie);
 }
 
 static void count_buckets(struct scan *s, const struct steer_instance *in,
@@ -227,13 +236,13 @@ static void count_buckets(struct scan *s, const struct steer_instance *in,
 
 static int read_pinned(struct scan *s, struct followed *f, struct steer_instance *in)
 {
-	struct attach_job j = { .f = f, .cpumap_id = instance_cpumap_id(in),
-				.trace = s->tracepoints };
-	int err = attach_in_netns(s, &j);
+	int tp, err = check_present(s, f);
 
 	if (err)
 		return err;
-	memcpy(f->m.traced, f->tracer.attached, sizeof(f->m.traced));
+	trace(s, f, instance_cpumap_id(in));
+	for (tp = 0; tp < TP_COUNT; tp++)
+		f->m.traced[tp] = f->tracing && f->tracer.attached[tp];
 	err = instance_read_config(in, &f->m.cfg);
 	if (err)
 		return err;
@@ -404,6 +413,11 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 			forget(s->f[i]);
 	}
 	s->n = kept;
+	/* No instance left: no program runs at the events for nothing. */
+	if (!s->n && s->programs_open) {
+		trace_programs_close(&s->programs);
+		s->programs_open = false;
+	}
 	qsort(s->f, s->n, sizeof(*s->f), by_place);
 	list = realloc(s->out, (s->n + 1) * sizeof(*list));
 	if (!list) {

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What `cpusteer stats` collects: samples of the steering program's
- * per-CPU counters and of the XDP tracepoints, which this module probes,
- * loads (bpf/trace.bpf.c) and attaches. Everything degrades: a tracepoint
- * the kernel lacks, or missing kernel BTF, leaves its counters at zero and
- * says why.
+/* What `cpusteer stats`, the exporter and the bench collect: samples of
+ * the steering program's per-CPU counters and of the XDP tracepoints,
+ * which this module probes, loads (bpf/trace.bpf.c) and attaches. One set
+ * of tracepoint programs (struct trace_programs) counts for any number of
+ * instances, each through a tracer of its own, so that what they cost
+ * the data path does not grow with the instances. Everything degrades: a
+ * tracepoint the kernel lacks, or missing kernel BTF, leaves its counters
+ * at zero and says why.
  */
 #ifndef CPUSTEER_TRACE_H
 #define CPUSTEER_TRACE_H
 
 #include <stdbool.h>
-#include <linux/bpf.h>
 #include <time.h>
 #include <linux/types.h>
 #include "cpusteer.h"
+#include "cpusteer_trace.h"
 
 struct steer_instance;
 struct trace;
@@ -25,30 +28,10 @@ enum tracepoint_id {
 	TP_COUNT
 };
 
-/* One slot per XDP action and one for actions the kernel does not define,
- * as in bpf/trace.bpf.c; both take the numbers from the kernel's enum.
- */
-#define TRACE_EXCEPTION_SLOTS (XDP_REDIRECT + 2)
-
-struct enqueue_count {
-	__u64 processed;	/* frames offered, drops included */
-	__u64 drops;		/* the target's queue was full */
-	__u64 bulks;		/* tracepoint hits, one per bulk flush */
-};
-
-struct kthread_count {
-	__u64 processed;
-	__u64 drops;		/* skb allocation failures */
-	__u64 sched;
-	__u64 xdp_pass;		/* verdicts of the second-stage program */
-	__u64 xdp_drop;
-	__u64 xdp_redirect;
-};
-
 /* Cumulative counters at one moment, every array sized by the possible
  * CPUs, `enqueue` as [from * ncpus + to]. Every counter is a __u64, so two
- * samples subtract word by word. Tracepoint counters count from attach;
- * those of tracepoints not attached stay zero.
+ * samples subtract word by word. Tracepoint counters count from when the
+ * instance's tracer opened; those of tracepoints not counted stay zero.
  */
 struct stats_sample {
 	struct timespec mono;
@@ -61,7 +44,8 @@ struct stats_sample {
 	__u64 redirect_errors;
 };
 
-struct tracer {
+/* The four programs, loaded and attached once. */
+struct trace_programs {
 	struct trace *skel;
 	int ncpus;
 	bool attached[TP_COUNT];
@@ -70,15 +54,42 @@ struct tracer {
 	bool no_btf;		/* no vmlinux BTF: no tp_btf at all */
 };
 
+/* A counter map of one instance, and the slot it is filed in. */
+struct trace_filed {
+	int fd;			/* -1: none */
+	__u32 slot;
+};
+
+/* What the programs count for one instance: its own counter maps, filed
+ * in the programs' maps for its cpumap and its device.
+ */
+struct tracer {
+	const struct trace_programs *programs;	/* NULL: counts nothing */
+	int ncpus;
+	bool attached[TP_COUNT];	/* counted for this instance */
+	/* Why a tracepoint is not counted for it; NULL when it is. */
+	const char *why_not[TP_COUNT];
+	bool no_btf;
+	struct trace_filed enqueue, kthread, device;
+};
+
 const char *tracepoint_name(enum tracepoint_id tp);
 
-/* Probes, loads and attaches what the kernel allows. Filters the cpumap
- * events to `cpumap_id` and the device events to `ifindex` in the caller's
- * network namespace; ifindex 0 leaves the device tracepoints out. Returns
- * 0 even when nothing could attach (see why_not), a negative errno only
- * when memory runs out.
+/* Probes, loads and attaches what the kernel allows. Returns 0 even when
+ * nothing could attach (see why_not), a negative errno only when memory
+ * runs out.
  */
-int tracer_open(struct tracer *t, __u32 cpumap_id, int ifindex);
+int trace_programs_open(struct trace_programs *p);
+/* Detaches them; close their tracers first. */
+void trace_programs_close(struct trace_programs *p);
+
+/* Counts, from now on, the events of cpumap `cpumap_id` and of device
+ * `ifindex` of the network namespace whose inode is `netns_ino` (ifindex
+ * 0 leaves the device events out). Returns 0 even when some are not
+ * counted (see why_not), a negative errno only when memory runs out.
+ */
+int tracer_open(struct tracer *t, const struct trace_programs *p, __u32 cpumap_id,
+		__u64 netns_ino, int ifindex);
 void tracer_close(struct tracer *t);
 
 int sample_alloc(struct stats_sample *s, int ncpus);
@@ -90,6 +101,6 @@ void sample_diff(struct stats_sample *out, const struct stats_sample *a,
 /* Reads the steering counters per CPU (instance_read_counters() gives
  * only their sum) and the tracepoint counters.
  */
-int sample_read(struct tracer *t, struct steer_instance *in, struct stats_sample *s);
+int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_sample *s);
 
 #endif
