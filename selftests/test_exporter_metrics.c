@@ -105,21 +105,27 @@ static void test_label_values_are_escaped(void)
 	free(h);
 }
 
+/* The presence line of an instance on `ifname` in namespace 3. */
+static void assert_present_line(const char *ifname, const char *line)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	char *text;
+
+	instance_init_test(&m, ifname, 3);
+	text = exposition(in, 1);
+	ASSERT_LINE(text, line);
+	free(text);
+	sample_free(&m.sample);
+}
+
 /* An interface name may hold any byte but '/', ':' and white space. The
  * label is the name itself, as node_exporter's `device` label has it,
  * with only the format's escapes: \\ for the backslash, \" for the quote.
  */
 static void test_odd_interface_name_is_one_valid_label(void)
 {
-	struct metrics_instance m;
-	const struct metrics_instance *in[] = { &m };
-	char *text;
-
-	instance_init_test(&m, "o\"\\", 3);
-	text = exposition(in, 1);
-	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"o\\\"\\\\\",netns=\"3\"} 1");
-	free(text);
-	sample_free(&m.sample);
+	assert_present_line("o\"\\", "cpusteer_interface_present{interface=\"o\\\"\\\\\",netns=\"3\"} 1");
 }
 
 /* UTF-8 names are labels as they are: "ümlaut0" is "ümlaut0", not
@@ -127,15 +133,8 @@ static void test_odd_interface_name_is_one_valid_label(void)
  */
 static void test_utf8_interface_name_is_kept(void)
 {
-	struct metrics_instance m;
-	const struct metrics_instance *in[] = { &m };
-	char *text;
-
-	instance_init_test(&m, "\xc3\xbcmlaut0", 3);
-	text = exposition(in, 1);
-	ASSERT_LINE(text, "cpusteer_interface_present{interface=\"\xc3\xbcmlaut0\",netns=\"3\"} 1");
-	free(text);
-	sample_free(&m.sample);
+	assert_present_line("\xc3\xbcmlaut0",
+			    "cpusteer_interface_present{interface=\"\xc3\xbcmlaut0\",netns=\"3\"} 1");
 }
 
 /* Each byte outside a valid UTF-8 sequence becomes the characters \xNN of
