@@ -80,10 +80,12 @@ int listen_addr_parse(struct listen_addr *a, const char *arg)
 
 /* Bound and listening here, so that a port in use is told apart from
  * every other failure of libmicrohttpd's start, which sets no errno.
+ * Non-blocking: a client gone between poll() and accept() must not hold
+ * up the gatekeeper.
  */
 static int listen_on(const struct listen_addr *a)
 {
-	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), on = 1;
+	int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), on = 1;
 
 	if (fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) &&
 	    !bind(fd, (const struct sockaddr *)&a->ss, a->len) && !listen(fd, SOMAXCONN))
@@ -219,8 +221,9 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **state,
 	pthread_mutex_unlock(&h->gate_lock);
 }
 
-/* Shutting a connection down makes its thread see the end of it and
- * close it; the descriptor stays libmicrohttpd's.
+/* Accepts one connection, if the gate lets it in. Shutting a connection
+ * down (the one it takes the place of) makes its thread see the end of
+ * it and close it; the descriptor stays libmicrohttpd's.
  */
 static void admit(struct http_server *h)
 {
