@@ -27,6 +27,7 @@ SENT=$((FLOWS * PER_FLOW))
 NSC=csC$$
 # shellcheck disable=SC1003 # the backslash is part of the name
 ODD='o"\'$$			# an interface name with a quote and a backslash
+# shellcheck disable=SC1003 # the backslashes are the label's
 ODD_SHOWN='o\"\\'$$		# its label value as the text spells it
 COOKIE_C=''
 LC=''				# the label prefix of C's instance
