@@ -30,18 +30,6 @@ cs_run() {
 	ERR=$(<"$NETNS_TMP/err")
 }
 
-# Runs COMMAND every 0.1 s until it succeeds, for SECONDS at most.
-wait_until() {	# SECONDS COMMAND [ARGS...]
-	local tries=$(($1 * 10))
-
-	shift
-	until "$@"; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
 # GET (or CURL-ARGS) of PATH on B's exporter into FILE; prints the status.
 scrape() {	# FILE [PATH [CURL-ARGS...]]
 	local file=$1 path=${2:-/metrics}
@@ -93,21 +81,6 @@ whole() {	# FILE
 
 served() {	# URL
 	[ "$(in_b curl -sg -m 5 -o /dev/null -w '%{http_code}' "$1")" = 200 ]
-}
-
-exited() {	# PID
-	! kill -0 "$1" 2>/dev/null
-}
-
-# Signals PID, waits up to 5 s for it to exit and leaves its status in $RC.
-stop_wait() {	# PID SIGNAL
-	kill "-$2" "$1"
-	if ! wait_until 5 exited "$1"; then
-		t_fail "still running 5 s after SIG$2"
-		kill -KILL "$1"
-	fi
-	wait "$1"
-	RC=$?
 }
 
 alive() {

@@ -219,23 +219,33 @@ bg_stop() {	# PID
 	wait "$1" 2>/dev/null
 }
 
-# Sends SIGNAL to PID, a command the test started in the background, and
-# waits up to SECONDS for it to exit; one that does not fails the test as
-# WHAT and is killed. $STOP_RC is its exit status.
-stop_with() {	# SIGNAL PID SECONDS WHAT
-	local i
+# Runs COMMAND every 0.1 s until it succeeds, for SECONDS at most.
+wait_until() {	# SECONDS COMMAND [ARGS...]
+	local tries=$(($1 * 10))
 
-	kill -s "$1" "$2" 2>/dev/null
-	for i in $(seq $(($3 * 10))); do
-		kill -0 "$2" 2>/dev/null || break
+	shift
+	until "$@"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
 		sleep 0.1
 	done
-	if kill -0 "$2" 2>/dev/null; then
-		t_fail "$4 still runs $3 s after SIG$1"
-		kill -KILL "$2"
+}
+
+exited() {	# PID
+	! kill -0 "$1" 2>/dev/null
+}
+
+# Signals PID, a command the test started in the background, and waits
+# up to SECONDS (5) for it to exit: one that does not fails the test and
+# is killed. Its exit status in $RC.
+stop_wait() {	# PID SIGNAL [SECONDS]
+	kill "-$2" "$1" 2>/dev/null
+	if ! wait_until "${3:-5}" exited "$1"; then
+		t_fail "still running ${3:-5} s after SIG$2"
+		kill -KILL "$1"
 	fi
-	wait "$2"
-	STOP_RC=$?
+	wait "$1"
+	RC=$?
 }
 
 netns_cleanup() {

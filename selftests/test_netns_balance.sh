@@ -148,8 +148,8 @@ t_begin "$JSONL"
 bg_default balance "$VB" --interval 0.2 --json --max-moves 1 >"$NETNS_TMP/jsonl" 2>&1
 jsonl=$BG_PID
 sleep 1.5
-stop_with INT "$jsonl" 4 "balance"
-t_eq "balance's exit status after SIGINT while it slept" 0 "$STOP_RC"
+stop_wait "$jsonl" INT 4
+t_eq "balance's exit status after SIGINT while it slept" 0 "$RC"
 t_ge "steps printed" 2 "$(wc -l <"$NETNS_TMP/jsonl")"
 # jq reads a blank line as no value at all, and would not say so.
 bad=$(while IFS= read -r line; do [ -n "$line" ] && jq -e 'type == "object"' <<<"$line" \
@@ -168,9 +168,9 @@ sleep 0.3
 bg_default balance "$VB" --interval 0.2 --json >"$NETNS_TMP/sig.out" 2>"$NETNS_TMP/sig.err"
 waiter=$BG_PID
 sleep 1
-stop_with INT "$waiter" 4 "balance waiting for the lock"
+stop_wait "$waiter" INT 4
 kill -0 "$holder" 2>/dev/null || t_fail "the lock was let go before balance ended: the test proves nothing"
-t_eq "exit status" 130 "$STOP_RC"
+t_eq "exit status" 130 "$RC"
 t_eq "steps printed" "" "$(cat "$NETNS_TMP/sig.out")"
 t_eq "lines on stderr" 1 "$(wc -l <"$NETNS_TMP/sig.err")"
 kill "$holder" 2>/dev/null

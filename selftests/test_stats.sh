@@ -202,17 +202,8 @@ test_signal_detaches() {
 	fi
 	mine=$(comm -13 <(echo "$before") <(tracing_ids))
 	t_ge "tracing programs of the running stats" 1 "$(lines "$mine")"
-	kill -INT "$pid"
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		t_fail "stats still runs 5 s after SIGINT"
-		kill -KILL "$pid"
-	fi
-	wait "$pid"
-	t_eq "exit status after SIGINT" 0 "$?"
+	stop_wait "$pid" INT
+	t_eq "exit status after SIGINT" 0 "$RC"
 	# A program goes with its last reference, which can lag a little.
 	for _ in $(seq 20); do
 		left=$(comm -12 <(echo "$mine") <(tracing_ids))
