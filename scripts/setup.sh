@@ -13,10 +13,12 @@ set -eu
 # clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
 # builds and loads the BPF objects with each.
 # libmicrohttpd: the exporter's HTTP server. debhelper and lintian:
-# selftests/test_deb.sh builds the Debian package and checks it.
+# selftests/test_deb.sh builds the Debian package and checks it. strace:
+# tests kill a command at a chosen system call. curl: the exporter's tests
+# scrape it.
 packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
 libelf-dev zlib1g-dev libpcap-dev libmicrohttpd-dev iproute2 ethtool iperf3 tcpdump procps
-jq python3 util-linux debhelper lintian"
+jq python3 util-linux debhelper lintian strace curl"
 kernels_dir=
 if [ "${1:-}" = --kernels ]; then
 	kernels_dir=${2:-}
