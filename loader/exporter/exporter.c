@@ -21,6 +21,7 @@
 #include "exporter_scan.h"
 #include "exporter_textfile.h"
 #include "log.h"
+#include "pin_tree.h"
 
 /* Loopback: the counters say how the host's traffic is spread, which is
  * for the machine's own Prometheus agent unless the operator says
@@ -262,6 +263,9 @@ int cmd_exporter(int argc, char **argv)
 	if (!o.listening && !o.textfile && !o.once)
 		o.listening = !listen_addr_parse(&o.listen, DEFAULT_LISTEN);
 	if (require_root("exporter"))
+		return EXIT_FAILURE;
+	/* Under ip netns exec every instance would look gone. */
+	if (bpffs_check())
 		return EXIT_FAILURE;
 	err = start(&x, &o);
 	if (!err)
