@@ -324,6 +324,40 @@ static void test_state_dir_problem_is_a_series(void)
 	free(text);
 }
 
+/* Every instance judged has its health series, exported or not: one
+ * that serves has its counters too, one a killed load left has only
+ * these.
+ */
+static void test_health_of_every_judged_instance(void)
+{
+	struct metrics_instance up, stuck;
+	const struct metrics_instance *in[] = { &up }, *judged[] = { &up, &stuck };
+	struct metrics_scrape s = { .ncpus = NCPUS, .in = in, .n = 1, .judged = judged,
+				    .njudged = 2 };
+	char *text;
+
+	instance_init_test(&up, "eth0", 5);
+	up.health = (struct instance_health){ .problem = HEALTH_PROGRAM_REPLACED,
+					      .phase = CPUSTEER_PHASE_READY };
+	instance_init_test(&stuck, "eth1", 5);
+	stuck.health = (struct instance_health){ .problem = HEALTH_INTERRUPTED_LOAD,
+						 .phase = CPUSTEER_PHASE_LOADING, .attached = true };
+	text = exposition_of(&s);
+	ASSERT_LINE(text, "cpusteer_instance_health{interface=\"eth0\",netns=\"5\",problem=\"program_replaced\"} 1");
+	ASSERT_LINE(text, "cpusteer_instance_phase{interface=\"eth0\",netns=\"5\",phase=\"ready\"} 1");
+	ASSERT_LINE(text, "cpusteer_instance_attached{interface=\"eth0\",netns=\"5\"} 0");
+	ASSERT_LINE(text, "cpusteer_instance_health{interface=\"eth1\",netns=\"5\",problem=\"interrupted_load\"} 1");
+	ASSERT_LINE(text, "cpusteer_instance_phase{interface=\"eth1\",netns=\"5\",phase=\"loading\"} 1");
+	ASSERT_LINE(text, "cpusteer_instance_attached{interface=\"eth1\",netns=\"5\"} 1");
+	ASSERT_EQ(lines_starting(text, "cpusteer_interface_present{interface=\"eth1\""), 0,
+		  "counters of the instance not exported");
+	/* Asserts each rule itself; the count is of families. */
+	check_structure(text);
+	free(text);
+	sample_free(&up.sample);
+	sample_free(&stuck.sample);
+}
+
 /* The settings are labels of one series; the key is not among them. */
 static void test_info_has_the_settings_not_the_key(void)
 {
@@ -354,6 +388,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_counts_are_the_samples),
 	TU_TEST(test_skipped_by_reason),
 	TU_TEST(test_state_dir_problem_is_a_series),
+	TU_TEST(test_health_of_every_judged_instance),
 	TU_TEST(test_info_has_the_settings_not_the_key),
 };
 

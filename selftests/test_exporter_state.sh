@@ -2,8 +2,9 @@
 # cpusteer exporter and the pin tree it reads: interface names that are
 # UTF-8 or not, as labels; an instance whose lock a command holds,
 # skipped without holding up the scrape; a state folder a user made,
-# refused without failing the scrape. What it counts of the kernel is
-# test_exporter.sh's, its HTTP side test_exporter_http.sh's.
+# refused without failing the scrape; the health of every instance, as
+# status judges it, also of one a killed command left. What it counts of
+# the kernel is test_exporter.sh's, its HTTP side test_exporter_http.sh's.
 #
 #   (the topology of lib_exporter.sh, and in B)
 #   ümlaut<pid> ---- x\xff<pid>           cpusteer load on both: a UTF-8 name
@@ -22,6 +23,7 @@ tests() {
 	t_run exporter_utf8_names_are_labels_as_they_are test_names
 	t_run exporter_skips_a_locked_instance_at_once test_locked
 	t_run exporter_answers_with_a_refused_state_dir test_refused_state_dir
+	t_run exporter_reports_health_as_status_does test_health
 }
 
 # node_exporter's `device` label is the name as the kernel has it: ours
@@ -111,7 +113,7 @@ test_refused_state_dir() {
 	t_eq "the state folder" 0 "$(value "$f" 'cpusteer_state_dir_ok{reason="refused"}')"
 	t_eq "instances" 0 "$(value "$f" cpusteer_instances)"
 	t_eq "lines on stderr after 4 scrapes" 1 "$(grep -c . "$err")"
-	grep -q 'not owned by root' "$err" || t_fail "stderr: $(head -n 3 "$err")"
+	grep -q 'belongs to user nobody (uid [0-9]*), not root' "$err" || t_fail "stderr: $(head -n 3 "$err")"
 	# Once root owns it, it is walked again.
 	nsenter --mount="/proc/$pid/ns/mnt" chown root:root /sys/fs/bpf/cpusteer
 	in_b curl -s -m 20 -o "$f" "http://127.0.0.1:$port/metrics"
@@ -119,6 +121,70 @@ test_refused_state_dir() {
 	check_promtool "$f"
 	stop_wait "$pid" TERM
 	t_eq "exit status after SIGTERM" 0 "$RC"
+}
+
+# The health families of B's vethB (or of IFACE) in FILE:
+# "PROBLEM PHASE ATTACHED", "-" for what is not there.
+health_of() {	# FILE [IFACE]
+	local l="interface=\"${2:-$VB}\",netns=\"$COOKIE_B\""
+
+	awk -v l="$l" '
+		index($1, "cpusteer_instance_health{" l ",problem=") == 1 {
+			split($1, p, "problem=\""); sub(/".*/, "", p[2]); problem = p[2] }
+		index($1, "cpusteer_instance_phase{" l ",phase=") == 1 {
+			split($1, p, "phase=\""); sub(/".*/, "", p[2]); phase = p[2] }
+		$1 == "cpusteer_instance_attached{" l "}" { attached = $2 }
+		END { printf "%s %s %s\n", problem ? problem : "-", phase ? phase : "-",
+			attached != "" ? attached : "-" }' "$1"
+}
+
+# status names what is wrong with an instance; the exporter must say the
+# same, so that an alert can fire: another program put in cpusteer's
+# place, a set killed halfway (still exported: the instance serves), a
+# load killed halfway (not exported, its health all the same).
+test_health() {
+	local f=$NETNS_TMP/health.prom obj=$NETNS_TOP/build/selftests/pass_count.bpf.o cmd calls out
+
+	command -v strace >/dev/null || { t_skip "needs strace, to kill a command at a chosen call"; return; }
+	cs exporter --once >"$f"
+	t_eq "vethB loaded" "ok ready 1" "$(health_of "$f")"
+	if ip -n "$NSB" -force link set dev "$VB" xdp obj "$obj" sec xdp; then
+		cs exporter --once >"$f"
+		t_eq "vethB with another program in its place" "program_replaced ready 0" \
+			"$(health_of "$f")"
+		t_eq "status says the same" program_replaced \
+			"$(cs status "$VB" --json | jq -r '.instances[0].health')"
+		ip -n "$NSB" link set dev "$VB" xdp off
+	else
+		t_fail "cannot attach $obj to $VB"
+	fi
+	cs unload "$VB" >/dev/null 2>&1
+	out=$(cs load "$VB" --cpus 0-1 --key "$KEY2" 2>&1) || t_fail "load again: $out"
+	# A set dies at its last bpf call, the write that says it is done
+	# (counted on the same set from the same state).
+	calls=$(in_b strace -f -qq -e trace=bpf -o /dev/stdout "$CPUSTEER" set "$VB" --cpus 0 \
+		2>/dev/null | grep -c '^[0-9 ]*bpf(')
+	cs set "$VB" --cpus 0-1 >/dev/null || t_fail "set --cpus 0-1 failed"
+	in_b strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:signal=SIGKILL:when="$calls" \
+		"$CPUSTEER" set "$VB" --cpus 0 >/dev/null 2>&1
+	cs exporter --once >"$f"
+	t_eq "vethB after a killed set" "interrupted_set setting 1" "$(health_of "$f")"
+	t_eq "vethB's counters still exported" 1 "$(grep -c "^cpusteer_instance_info{$LB," "$f")"
+	out=$(cs set "$VB" 2>&1) || t_fail "set to finish it: $out"
+	# A load of the UTF-8 pair's end dies the same way.
+	cmd=(load "$UML" --cpus 0)
+	cs unload "$UML" >/dev/null 2>&1
+	calls=$(in_b strace -f -qq -e trace=bpf -o /dev/stdout "$CPUSTEER" "${cmd[@]}" \
+		2>/dev/null | grep -c '^[0-9 ]*bpf(')
+	cs unload "$UML" >/dev/null 2>&1
+	in_b strace -f -qq -o /dev/null -e trace=bpf -e inject=bpf:signal=SIGKILL:when="$calls" \
+		"$CPUSTEER" "${cmd[@]}" >/dev/null 2>&1
+	cs exporter --once >"$f"
+	t_eq "$UML after a killed load" "interrupted_load loading 1" "$(health_of "$f" "$UML")"
+	t_eq "$UML's counters" 0 \
+		"$(grep -c -F "cpusteer_instance_info{interface=\"$UML\"," "$f")"
+	t_ge "skipped as not ready" 1 "$(value "$f" 'cpusteer_instances_skipped{reason="not_ready"}')"
+	check_promtool "$f"
 }
 
 cleanup_names() {

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "exporter_metrics.h"
+#include "instance_state.h"
 #include "kernel_features.h"
 #include "names.h"
 #include "options.h"
@@ -199,6 +200,8 @@ struct family {
 	const struct per_cpu *per_cpu;				/* emit_per_cpu */
 	enum counter_group_index group;				/* emit_group */
 	const char *label;					/* emit_group */
+	/* Every instance judged, exported or not: health series. */
+	bool every_judged;
 };
 
 static void emit_value(struct out *o, const struct metrics_instance *m, const struct family *fam)
@@ -331,6 +334,26 @@ static __u64 redirect_errors(const struct metrics_instance *m)
 	return m->sample.redirect_errors;
 }
 
+/* What status says of the instance: its first problem, by the names of
+ * instance_health.h, "ok" when there is none.
+ */
+static void emit_health(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	(void)fam;
+	series(o, m, 1, "problem", health_problem_name(m->health.problem), NULL);
+}
+
+static void emit_phase(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	(void)fam;
+	series(o, m, 1, "phase", state_phase_name(m->health.phase), NULL);
+}
+
+static __u64 attached(const struct metrics_instance *m)
+{
+	return m->health.attached;
+}
+
 #define TP " (tracepoint: counts from when the exporter attached to the instance)"
 
 static const struct family families[] = {
@@ -346,6 +369,18 @@ static const struct family families[] = {
 	  "locked (a command is changing the instance), not_ready (being loaded or unloaded, or "
 	  "left by an interrupted command), unreadable (of another cpusteer version, a pin missing)",
 	  .whole = skipped },
+	{ "cpusteer_instance_health", "gauge",
+	  "always 1, for every instance whose record was read: the first thing wrong with it, as "
+	  "status says, in the label problem (ok, other_version, incomplete, interrupted_load, "
+	  "interrupted_set, interrupted_balance, interrupted_unload, set_failed, interface_gone, "
+	  "program_replaced, not_attached, redirect_target_gone); alert on problem!=\"ok\"",
+	  .emit = emit_health, .every_judged = true },
+	{ "cpusteer_instance_phase", "gauge",
+	  "always 1: the phase the instance's record is in (loading, ready, setting, balancing, "
+	  "set_failed, unloading)", .emit = emit_phase, .every_judged = true },
+	{ "cpusteer_instance_attached", "gauge",
+	  "1 while the program the instance recorded is attached to its interface",
+	  .emit = emit_value, .value = attached, .every_judged = true },
 	{ "cpusteer_instance_info", "gauge", "the instance's settings, as labels; always 1",
 	  .emit = emit_info },
 	{ "cpusteer_interface_present", "gauge",
@@ -424,6 +459,9 @@ int metrics_write(FILE *f, const struct metrics_scrape *s)
 		fprintf(f, "\n# TYPE %s %s\n", fam->name, fam->type);
 		if (fam->whole)
 			fam->whole(&o, s);
+		else if (fam->every_judged)
+			for (i = 0; i < s->njudged; i++)
+				fam->emit(&o, s->judged[i], fam);
 		else
 			for (i = 0; i < s->n; i++)
 				fam->emit(&o, s->in[i], fam);

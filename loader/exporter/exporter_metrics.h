@@ -21,6 +21,7 @@
 #include "cpuset.h"
 #include "cpusteer.h"
 #include "ifname.h"
+#include "instance_health.h"
 #include "trace.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
@@ -34,6 +35,7 @@ struct metrics_instance {
 	struct cpuset cpus;			/* targets and weights, from the record */
 	__u32 buckets[CPUSTEER_MAX_CPUS];	/* owned, parallel to cpus.cpu[] */
 	bool present;		/* its interface is in its namespace */
+	struct instance_health health;	/* as status judges it */
 	bool traced[TP_COUNT];	/* tracepoints counted for it */
 	/* Steering counters since load; tracepoint counters since the
 	 * exporter attached to the instance.
@@ -54,6 +56,11 @@ struct metrics_scrape {
 	int ncpus;				/* possible CPUs */
 	const struct metrics_instance *const *in;	/* those exported */
 	size_t n;
+	/* Every instance whose record was read, exported or not (being
+	 * loaded, left by a killed command): what its health series show.
+	 */
+	const struct metrics_instance *const *judged;
+	size_t njudged;
 	__u32 skipped[SKIP_COUNT];	/* instance folders not exported, by why */
 	/* NULL while the state folder is usable (or not made yet), else
 	 * why it is not: "refused", "unreadable".

@@ -29,7 +29,8 @@ struct followed {
 	__u64 cookie;
 	char shown[IFNAME_SHOWN_LEN];	/* the name, escaped for messages */
 	bool seen;		/* its folder is there at this scrape */
-	bool readable;		/* and it was read */
+	bool judged;		/* its record was read: m.health holds */
+	bool readable;		/* and it was read whole */
 	bool tracing;
 	__u32 cpumap_id;
 	int ifindex;
@@ -277,6 +278,38 @@ static int lock_instance(struct scan *s, struct instance_dir *d)
 	return err;
 }
 
+/* The instance in the open, locked folder: judged as status judges it
+ * whenever its record can be read, and read whole when it is in service.
+ * 0, or -ENOENT when there is no instance (a load that has not made its
+ * record yet), or another negative errno and why it is not exported.
+ */
+static int judge_and_read(struct scan *s, struct followed *f, const struct instance_dir *d,
+			  enum metrics_skip *why)
+{
+	struct steer_instance in;
+	bool opened;
+	int err;
+
+	err = instance_read_record(d->fd, &f->m.st);
+	if (err == -ENOENT)
+		return err;
+	/* Quietly: the health series say what a missing pin means. */
+	opened = !err && !instance_open_pinned(&in, d->fd, NULL);
+	instance_health_judge(err ? NULL : &f->m.st, err, opened ? &in : NULL, &f->m.health);
+	f->judged = true;
+	if (!err && !state_in_service(f->m.st.phase)) {
+		*why = SKIP_NOT_READY;
+		err = -EAGAIN;
+	} else if (!err && !opened) {
+		err = -EIO;
+	}
+	if (!err)
+		err = read_pinned(s, f, &in);
+	if (opened)
+		instance_close(&in);
+	return err;
+}
+
 /* 0, or -ENOENT when there is no instance (unloaded, or a load that has
  * not made its record yet), or another negative errno and why it is
  * skipped.
@@ -284,7 +317,6 @@ static int lock_instance(struct scan *s, struct instance_dir *d)
 static int read_instance(struct scan *s, struct followed *f, enum metrics_skip *why)
 {
 	struct instance_dir d;
-	struct steer_instance in;
 	int err;
 
 	*why = SKIP_UNREADABLE;
@@ -296,19 +328,7 @@ static int read_instance(struct scan *s, struct followed *f, enum metrics_skip *
 	if (err == -EBUSY)
 		*why = SKIP_LOCKED;
 	if (!err)
-		err = instance_read_record(d.fd, &f->m.st);
-	/* Only a finished load leaves every pin; a set changes none. */
-	if (!err && f->m.st.phase != CPUSTEER_PHASE_READY &&
-	    f->m.st.phase != CPUSTEER_PHASE_SETTING) {
-		*why = SKIP_NOT_READY;
-		err = -EAGAIN;
-	}
-	if (!err)
-		err = instance_open_pinned(&in, d.fd, d.shown);
-	if (!err) {
-		err = read_pinned(s, f, &in);
-		instance_close(&in);
-	}
+		err = judge_and_read(s, f, &d, why);
 	instance_dir_close(&d);
 	return err;
 }
@@ -397,7 +417,7 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 	int err;
 
 	for (i = 0; i < s->n; i++)
-		s->f[i]->seen = s->f[i]->readable = false;
+		s->f[i]->seen = s->f[i]->judged = s->f[i]->readable = false;
 	memset(s->skipped, 0, sizeof(s->skipped));
 	s->lock_budget_ns = LOCK_WAIT_BUDGET_NS;
 	/* A state folder refused or unreadable costs the instances it holds,
@@ -419,7 +439,8 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 		s->programs_open = false;
 	}
 	qsort(s->f, s->n, sizeof(*s->f), by_place);
-	list = realloc(s->out, (s->n + 1) * sizeof(*list));
+	/* The exported ones first, then every judged one. */
+	list = realloc(s->out, (2 * s->n + 1) * sizeof(*list));
 	if (!list) {
 		log_err("exporter: out of memory");
 		return -ENOMEM;
@@ -430,6 +451,10 @@ int scan_update(struct scan *s, struct metrics_scrape *out)
 		if (s->f[i]->readable)
 			list[out->n++] = &s->f[i]->m;
 	out->in = list;
+	out->judged = list + out->n;
+	for (i = 0; i < s->n; i++)
+		if (s->f[i]->judged)
+			list[out->n + out->njudged++] = &s->f[i]->m;
 	out->ncpus = s->ncpus;
 	memcpy(out->skipped, s->skipped, sizeof(out->skipped));
 	out->state_dir_problem = state_dir_problem(err);

@@ -222,7 +222,8 @@ int instance_open_record(struct steer_instance *in, int dirfd);
 int instance_read_record(int dirfd, struct cpusteer_instance_state *st);
 /* Opens a running instance from its folder: the pinned maps and
  * programs, shapes checked, nothing loaded. `what` names the instance in
- * messages.
+ * the line a missing pin gets; NULL: no line (a reader that reports the
+ * instance's health in its own way).
  */
 int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what);
 

@@ -195,8 +195,10 @@ int instance_open_pinned(struct steer_instance *in, int dirfd, const char *what)
 			err = -EPROTO;
 	}
 	if (err) {
-		log_err("the instance on %s is incomplete (%s: %s); cpusteer unload removes it",
-			what, name, err == -EPROTO ? "made by another cpusteer version" : strerror(-err));
+		if (what)
+			log_err("the instance on %s is incomplete (%s: %s); cpusteer unload removes it",
+				what, name,
+				err == -EPROTO ? "made by another cpusteer version" : strerror(-err));
 		instance_close(in);
 		return err;
 	}
