@@ -88,11 +88,20 @@ static __always_inline __u32 load_u32(const void *p)
 /* The frame's bounds, read from the context once: clang may otherwise
  * address later reads through a moved context pointer, which the
  * verifier refuses.
+ *
+ * Inside a tunnel the inner frame ends where the outer datagram does,
+ * not at the frame's end: padding or trailing bytes after the outer
+ * datagram are never read as inner headers. Every header is then checked
+ * against both ends, the frame's for the verifier and the datagram's for
+ * the meaning. `in_tunnel` is a constant where each frame is made, so the
+ * outer parse carries none of the datagram's checks.
  */
 struct frame {
 	struct xdp_md *ctx;
 	void *data;
 	void *end;	/* of the linear part */
+	bool in_tunnel;
+	__u32 dgram_end;	/* in_tunnel: the outer datagram's end, from data */
 };
 
 static __always_inline struct frame frame_of(struct xdp_md *ctx)
@@ -102,6 +111,39 @@ static __always_inline struct frame frame_of(struct xdp_md *ctx)
 		.data = (void *)(long)ctx->data,
 		.end = (void *)(long)ctx->data_end,
 	};
+}
+
+static __always_inline struct frame tunnel_frame_of(struct xdp_md *ctx, __u32 dgram_end)
+{
+	struct frame fr = frame_of(ctx);
+
+	fr.in_tunnel = true;
+	fr.dgram_end = dgram_end;
+	return fr;
+}
+
+/* Where `pos` is, from the frame's start. Both values are opaque to
+ * clang, which would otherwise fold a constant or a length it adds later
+ * into `4 - data` or `len - data`: a scalar minus a pointer, which the
+ * verifier refuses, where a pointer minus a pointer is allowed; and the
+ * offset must not be added to a helper's result as a pointer either.
+ */
+static __always_inline __u64 frame_offset(const struct frame *fr, void *pos)
+{
+	__u64 off;
+
+	barrier_var(pos);
+	off = pos - fr->data;
+	barrier_var(off);
+	return off;
+}
+
+/* Whether the `len` bytes at `pos` run past the outer datagram, inside a
+ * tunnel. Lengths, not pointers, as in frame_holds below.
+ */
+static __always_inline bool past_dgram(const struct frame *fr, void *pos, __u32 len)
+{
+	return fr->in_tunnel && frame_offset(fr, pos) + len > fr->dgram_end;
 }
 
 static __always_inline enum parse_status parse_fail(__u32 *reason, __u32 why)
@@ -128,15 +170,13 @@ static __always_inline enum parse_status cut_short(const struct frame *fr, __u32
  */
 static __always_inline __u64 frame_bytes_from(const struct frame *fr, void *pos)
 {
-	__u64 offset = pos - fr->data;
-
-	barrier_var(offset); /* keep pointer arithmetic off the helper's result */
-	return bpf_xdp_get_buff_len(fr->ctx) - offset;
+	return bpf_xdp_get_buff_len(fr->ctx) - frame_offset(fr, pos);
 }
 
 /* Where the datagram that starts at `l3` and claims `len` bytes ends is
  * checked against the frame: only a multi-buffer frame can hold more than
- * its linear part.
+ * its linear part. Inside a tunnel, against the outer datagram, which the
+ * frame holds.
  *
  * Lengths are compared, not pointers: `len` comes from a byte swap, whose
  * result older verifiers (6.1's among them) leave unbounded, and they
@@ -144,7 +184,19 @@ static __always_inline __u64 frame_bytes_from(const struct frame *fr, void *pos)
  */
 static __always_inline bool frame_holds(const struct frame *fr, void *l3, __u32 len)
 {
+	if (fr->in_tunnel)
+		return !past_dgram(fr, l3, len);
 	return len <= (__u64)(fr->end - l3) || len <= frame_bytes_from(fr, l3);
+}
+
+/* The bytes of the frame from `l3` on, or inside a tunnel of the outer
+ * datagram: what a jumbogram at `l3` holds.
+ */
+static __always_inline __u64 bytes_from(const struct frame *fr, void *l3)
+{
+	if (fr->in_tunnel)
+		return fr->dgram_end - frame_offset(fr, l3);
+	return frame_bytes_from(fr, l3);
 }
 
 static __always_inline bool proto_has_ports(__u8 proto)
@@ -179,6 +231,8 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	__u32 hdr_len, total;
 	__u8 version_ihl;
 
+	if (past_dgram(fr, l3, IPV4_MIN_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
 	if (l3 + IPV4_MIN_HDR_LEN > fr->end)
 		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
 	/* One load for both nibbles: bitfield reads would load thrice. */
@@ -227,7 +281,7 @@ static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv
 	__u32 payload = bpf_ntohs(ip6h->payload_len);
 
 	if (!payload && ip6h->nexthdr == NEXTHDR_HOP) {
-		*room = frame_bytes_from(fr, l3) - IPV6_HDR_LEN;
+		*room = bytes_from(fr, l3) - IPV6_HDR_LEN;
 		return true;
 	}
 	*room = payload;
@@ -243,6 +297,8 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	__u8 nexthdr;
 	int i;
 
+	if (past_dgram(fr, l3, IPV6_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
 	if (pos > fr->end)
 		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
 	if (ip6h->version != 6)
@@ -322,6 +378,10 @@ static __always_inline __be16 parse_ethernet(const struct frame *fr, void *eth, 
 	__be16 proto;
 	int i;
 
+	if (past_dgram(fr, eth, ETH_HDR_LEN)) {
+		*reason = CPUSTEER_PASS_TRUNC_L2;
+		return 0;
+	}
 	if (pos > fr->end) {
 		cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
 		return 0;
@@ -333,6 +393,10 @@ static __always_inline __be16 parse_ethernet(const struct frame *fr, void *eth, 
 
 #pragma unroll
 	for (i = 0; i < 2; i++) {
+		if (past_dgram(fr, pos, VLAN_HDR_LEN)) {
+			*reason = CPUSTEER_PASS_TRUNC_L2;
+			return 0;
+		}
 		if (pos + VLAN_HDR_LEN > fr->end) {
 			cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
 			return 0;

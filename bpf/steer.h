@@ -314,8 +314,10 @@ __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 		st = parse_ipv4(&fr, l3, &again, &l4, &reason);
 	else
 		st = parse_ipv6(&fr, l3, &again, &l4, &reason);
-	if (st == PARSE_FLOW)
-		at->why = tunnel_payload(&fr, &l4, at);
+	if (st != PARSE_FLOW)
+		return 0;
+	at->dgram_end = frame_offset(&fr, l4.start) + l4.room;
+	at->why = tunnel_payload(&fr, &l4, at);
 	return 0;
 }
 
@@ -325,7 +327,7 @@ __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpusteer_config *cfg,
 					  struct tunnel_at *at, const bool record)
 {
-	struct frame fr = frame_of(ctx);
+	struct frame fr;
 	struct packet pk = { .ctx = ctx, .record = record };
 	__u32 zero = 0, why, kind;
 	struct flow in;
@@ -343,8 +345,10 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 	in.ports = 0;
 	in.notes = 0;
 	why = at->why;
-	if (why == CPUSTEER_INNER_FALLBACKS)
+	if (why == CPUSTEER_INNER_FALLBACKS) {
+		fr = tunnel_frame_of(ctx, at->dgram_end);
 		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
+	}
 	if (why == CPUSTEER_INNER_FALLBACKS) {
 		pk.f = &in;
 		if (kind < CPUSTEER_TUNNELS)

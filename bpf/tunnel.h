@@ -88,6 +88,7 @@ struct tunnel_at {
 	__be16 payload_proto;	/* its EtherType; ETH_P_TEB: an Ethernet frame */
 	__u16 pad;
 	__u32 why;		/* find_tunnel_payload's result */
+	__u32 dgram_end;	/* where the outer datagram ends: the payload's end */
 };
 
 /* Far beyond any offset a parse reaches before the inner IP header
@@ -182,10 +183,11 @@ static __always_inline __u32 inner_fallback_of(__u32 reason)
 	}
 }
 
-/* The flow a tunnel carries, from the payload tunnel_payload found. One
- * level only: a tunnel inside the tunnel is steered as the inner flow it
- * is, by its own outer header. Returns CPUSTEER_INNER_FALLBACKS, or why
- * the outer flow must do.
+/* The flow a tunnel carries, from the payload tunnel_payload found, in
+ * a frame that ends with the outer datagram (tunnel_frame_of). One level
+ * only: a tunnel inside the tunnel is steered as the inner flow it is, by
+ * its own outer header. Returns CPUSTEER_INNER_FALLBACKS, or why the
+ * outer flow must do.
  */
 static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_off,
 					 __be16 proto, struct flow *in)

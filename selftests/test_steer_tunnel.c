@@ -294,17 +294,23 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
 /* Every cut from the outer transport header to the inner ports, with
  * the outer IP length set to the cut: the outer flow is whole, the inner
  * one is not. Cut before the inner IP header ends, the tunnel counts as
- * truncated; after, the inner IP length runs past the frame: malformed.
+ * truncated; after, the inner IP length runs past the outer datagram:
+ * malformed. Never the inner flow.
+ *
+ * With `keep_bytes` the frame keeps every byte after the outer datagram
+ * (at least 60, as a NIC pads a short frame), as Ethernet padding or
+ * trailing bytes a NIC passes on: the inner frame ends with the outer
+ * datagram, so the inner headers lying after it are never read.
  */
-static void cut_tunnels_fall_back_to_outer_flow(void)
+static void expect_cut_tunnels_fall_back(bool keep_bytes)
 {
 	__u8 frame[FRAME_CAP], cut[FRAME_CAP];
 	const struct tunnel_case *c;
 	struct pkt_spec outer, in;
 	struct result r, outer_r;
 	struct counts before, after, d;
-	__u64 want[CPUSTEER_INNER_FALLBACKS];
-	size_t i, len, at, from, inner_l3;
+	__u64 want[CPUSTEER_INNER_FALLBACKS] = {}, frames = 0;
+	size_t i, len, run_len, at, from, inner_l3, inner_end;
 	struct env e, plain;
 	char what[160];
 	__u32 why;
@@ -313,7 +319,6 @@ static void cut_tunnels_fall_back_to_outer_flow(void)
 	ENV_START(&e);
 	env_init(&plain);	/* no --inner: what it hashes is the outer flow */
 	ENV_START(&plain);
-	memset(want, 0, sizeof(want));
 	ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = &cases[i];
@@ -323,16 +328,20 @@ static void cut_tunnels_fall_back_to_outer_flow(void)
 		from = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
 		       (is_udp_case(c) ? 8 : 0);
 		inner_l3 = inner_l3_offset(c, &outer, &in);
-		/* Up to the inner ports: 8 octets of UDP past the inner IP header. */
-		for (at = from; at < inner_l3 + ip_fixed_header_len(&in) + 4; at++) {
-			cut_frame(&outer, frame, at, true, cut);
-			outer_r = run_frame(&plain, cut, at);
-			r = run_frame(&e, cut, at);
-			why = at < inner_l3 + ip_fixed_header_len(&in) ? CPUSTEER_INNER_TRUNCATED
-								       : CPUSTEER_INNER_MALFORMED;
-			snprintf(what, sizeof(what), "%s cut at %zu of %zu", c->name, at, len);
+		inner_end = inner_l3 + ip_fixed_header_len(&in);
+		/* Up to the inner ports: 4 octets past the inner IP header. */
+		for (at = from; at < inner_end + 4; at++) {
+			cut_frame(&outer, frame, keep_bytes ? len : at, false, cut);
+			pkt_set_ip_length(&outer, cut, at - pkt_l3_offset(&outer));
+			run_len = keep_bytes ? pad_frame(cut, len, 60, 0) : at;
+			outer_r = run_frame(&plain, cut, run_len);
+			r = run_frame(&e, cut, run_len);
+			why = at < inner_end ? CPUSTEER_INNER_TRUNCATED : CPUSTEER_INNER_MALFORMED;
+			snprintf(what, sizeof(what), "%s, outer datagram ends at %zu of %zu bytes%s",
+				 c->name, at, len, keep_bytes ? ", frame kept whole" : "");
 			expect_fallback(&r, c->encap.kind, why, &outer_r.d.key, what);
 			want[why]++;
+			frames++;
 		}
 	}
 	ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
@@ -341,9 +350,22 @@ static void cut_tunnels_fall_back_to_outer_flow(void)
 		  "truncated fallbacks counted");
 	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_MALFORMED], want[CPUSTEER_INNER_MALFORMED],
 		  "malformed fallbacks counted");
-	ASSERT_EQ(d.c.rx_packets, d.redirected, "every cut frame redirected");
+	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+		ASSERT_EQ(d.c.inner_steered[i], 0, "no frame counted as inner-steered");
+	ASSERT_EQ(d.c.rx_packets, frames, "every frame received");
+	ASSERT_EQ(d.c.rx_packets, d.redirected, "every frame redirected by its outer flow");
 	env_stop(&plain);
 	env_stop(&e);
+}
+
+static void cut_tunnels_fall_back_to_outer_flow(void)
+{
+	expect_cut_tunnels_fall_back(false);
+}
+
+static void inner_headers_past_outer_datagram_fall_back(void)
+{
+	expect_cut_tunnels_fall_back(true);
 }
 
 /* A frame changed after it was built: `value` replaces the `mask` bits
@@ -486,6 +508,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(tunnels_not_named_are_steered_by_outer_flow),
 	TU_TEST(udp_tunnels_on_the_ports_given),
 	TU_TEST(cut_tunnels_fall_back_to_outer_flow),
+	TU_TEST(inner_headers_past_outer_datagram_fall_back),
 	TU_TEST(unreadable_tunnels_fall_back_to_outer_flow),
 	TU_TEST(fragmented_outer_datagram_falls_back),
 	TU_TEST(fast_program_counts_tunnels_as_classify_decides),
