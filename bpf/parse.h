@@ -68,7 +68,8 @@ struct l4_span {
 };
 
 enum parse_status {
-	PARSE_FLOW,	/* the flow is complete: steer it */
+	PARSE_FLOW,	/* the flow is complete: steer it (parse_ethernet:
+			 * the network header and its type are found) */
 	PARSE_FAILED,	/* *reason says why; pass the packet */
 };
 
@@ -369,48 +370,41 @@ static __always_inline bool is_vlan_tpid(__be16 proto)
 /* The Ethernet header at `eth` (the frame's start, or a tunnel's inner
  * frame). Up to two VLAN tags (802.1Q or 802.1AD, in either position) are
  * skipped; the tags themselves never reach the hash. Leaves *l3 at the
- * network header and returns its EtherType, or 0 with *reason set.
+ * network header and *proto at its EtherType, which can be any 16-bit
+ * value (0x0000 too, an 802.3 length): whether the parse failed is the
+ * status, never the type.
  */
-static __always_inline __be16 parse_ethernet(const struct frame *fr, void *eth, struct flow *f,
-					     void **l3, __u32 *reason)
+static __always_inline enum parse_status parse_ethernet(const struct frame *fr, void *eth,
+							struct flow *f, void **l3, __be16 *proto,
+							__u32 *reason)
 {
 	void *pos = eth + ETH_HDR_LEN;
-	__be16 proto;
 	int i;
 
-	if (past_dgram(fr, eth, ETH_HDR_LEN)) {
-		*reason = CPUSTEER_PASS_TRUNC_L2;
-		return 0;
-	}
-	if (pos > fr->end) {
-		cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
-		return 0;
-	}
-	proto = ((struct ethhdr *)eth)->h_proto;
+	if (past_dgram(fr, eth, ETH_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
+	if (pos > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+	*proto = ((struct ethhdr *)eth)->h_proto;
 	*l3 = pos;
-	if (!is_vlan_tpid(proto))
-		return proto;	/* untagged: the common case, two compares */
+	if (!is_vlan_tpid(*proto))
+		return PARSE_FLOW;	/* untagged: the common case, two compares */
 
 #pragma unroll
 	for (i = 0; i < 2; i++) {
-		if (past_dgram(fr, pos, VLAN_HDR_LEN)) {
-			*reason = CPUSTEER_PASS_TRUNC_L2;
-			return 0;
-		}
-		if (pos + VLAN_HDR_LEN > fr->end) {
-			cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
-			return 0;
-		}
+		if (past_dgram(fr, pos, VLAN_HDR_LEN))
+			return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
+		if (pos + VLAN_HDR_LEN > fr->end)
+			return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
 		f->notes |= FLOW_VLAN;	/* a tag seen whole, not one cut short */
-		proto = ((struct vlan_hdr *)pos)->h_vlan_encapsulated_proto;
+		*proto = ((struct vlan_hdr *)pos)->h_vlan_encapsulated_proto;
 		pos += VLAN_HDR_LEN;
-		if (!is_vlan_tpid(proto)) {
+		if (!is_vlan_tpid(*proto)) {
 			*l3 = pos;
-			return proto;
+			return PARSE_FLOW;
 		}
 	}
-	*reason = CPUSTEER_PASS_VLAN_DEPTH;
-	return 0;
+	return parse_fail(reason, CPUSTEER_PASS_VLAN_DEPTH);
 }
 
 #endif /* CPUSTEER_PARSE_H */

@@ -415,6 +415,7 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 	struct packet pk = { .ctx = ctx, .cnt = cnt, .f = &f, .record = record,
 			     .tunnel = CPUSTEER_TUNNELS, .fallback = CPUSTEER_INNER_FALLBACKS };
 	struct l4_span l4;	/* not kept: find_tunnel_payload walks again */
+	enum parse_status st;
 	__be16 proto;
 	void *l3;
 
@@ -426,16 +427,18 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 	f.ports = 0;
 	f.notes = 0;
 
-	proto = parse_ethernet(&fr, fr.data, &f, &l3, &reason);
+	st = parse_ethernet(&fr, fr.data, &f, &l3, &proto, &reason);
 	if (f.notes & FLOW_VLAN)
 		pk.cnt->seen_vlan++;
+	if (st != PARSE_FLOW)
+		return pass_for(&pk, reason);
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
 			return steer_parsed(&pk, cfg, &fr, l3);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
 			return steer_parsed(&pk, cfg, &fr, l3);
-	} else if (proto) {
+	} else {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
 		reason = CPUSTEER_PASS_NON_IP;

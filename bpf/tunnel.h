@@ -200,11 +200,9 @@ static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_o
 	if (payload_off > TUNNEL_OFF_MAX)
 		return CPUSTEER_INNER_TRUNCATED;
 	l3 = fr->data + payload_off;
-	if (proto == bpf_htons(ETH_P_TEB)) {
-		proto = parse_ethernet(fr, l3, in, &l3, &reason);
-		if (!proto)
-			return inner_fallback_of(reason);
-	}
+	if (proto == bpf_htons(ETH_P_TEB) &&
+	    parse_ethernet(fr, l3, in, &l3, &proto, &reason) != PARSE_FLOW)
+		return inner_fallback_of(reason);
 	if (proto == bpf_htons(ETH_P_IP))
 		st = parse_ipv4(fr, l3, in, &inner_l4, &reason);
 	else if (proto == bpf_htons(ETH_P_IPV6))

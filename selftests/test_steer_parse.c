@@ -700,6 +700,52 @@ static void arp_redirects_to_non_ip_cpu(void)
 	env_stop(&e);
 }
 
+/* EtherType 0x0000 (an 802.3 length field, for the parser a type like
+ * any other that is no IP) is non-IP, tagged or not: passed as non_ip,
+ * or sent to the --non-ip CPU.
+ */
+static void ethertype_zero_is_non_ip(void)
+{
+	struct env e;
+	struct pkt_spec s;
+	struct result r;
+	struct counts before, after, d;
+	int to_cpu, tagged;
+	char what[80];
+
+	for (to_cpu = 0; to_cpu <= 1; to_cpu++) {
+		env_init(&e);
+		if (to_cpu)
+			env_opt(&e, "non-ip", "cpu:1");
+		ENV_START(&e);
+		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+		for (tagged = 0; tagged <= 1; tagged++) {
+			pkt_spec_init(&s, 0, 0);
+			s.ethertype = 0x0000;
+			if (tagged)
+				add_vlan(&s, 0x8100, 3);
+			r = run_spec(&e, &s);
+			snprintf(what, sizeof(what), "EtherType 0%s, %s", tagged ? " in a VLAN" : "",
+				 to_cpu ? "--non-ip cpu:1" : "--non-ip pass");
+			if (to_cpu) {
+				expect_redirect(&r, what);
+				ASSERT_EQ(r.d.cpu, 1, what);
+			} else {
+				expect_pass(&r, CPUSTEER_PASS_NON_IP, what);
+			}
+			ASSERT_EQ(r.d.key.family, 0, what);
+		}
+		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
+		d = counts_since(&before, &after);
+		ASSERT_EQ(d.c.rx_packets, 2, "frames received");
+		ASSERT_EQ(d.to[1], to_cpu ? 2 : 0, "redirected to CPU 1");
+		ASSERT_EQ(d.c.passed[CPUSTEER_PASS_NON_IP], to_cpu ? 0 : 2, "passed as non_ip");
+		ASSERT_EQ(d.c.rx_packets, d.redirected + d.c.passed[CPUSTEER_PASS_NON_IP],
+			  "received = redirected + passed");
+		env_stop(&e);
+	}
+}
+
 static const struct tu_test tests[] = {
 	TU_TEST(vlan_tagged_frame_lands_like_untagged),
 	TU_TEST(qinq_frame_lands_like_untagged),
@@ -720,6 +766,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(same_flow_in_any_wrapping_lands_on_one_cpu),
 	TU_TEST(arp_passes_as_non_ip_by_default),
 	TU_TEST(arp_redirects_to_non_ip_cpu),
+	TU_TEST(ethertype_zero_is_non_ip),
 };
 
 int main(void)

@@ -267,12 +267,17 @@ static void udp_tunnels_on_the_ports_given(void)
 
 /* ---- falling back to the outer flow ---- */
 
+static bool carries_ethernet(const struct tunnel_case *c)
+{
+	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.ethernet;
+}
+
 /* Where the inner IP header starts in a frame of case `c`. */
 static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec *outer,
 			      const struct pkt_spec *in)
 {
 	size_t off = pkt_l3_offset(outer) + ip_fixed_header_len(outer);
-	bool ethernet = c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.ethernet;
+	bool ethernet = carries_ethernet(c);
 	int flags = c->encap.gre_flags;
 
 	switch (c->encap.kind) {
@@ -374,7 +379,8 @@ static void inner_headers_past_outer_datagram_fall_back(void)
 struct unreadable_case {
 	const char *name;
 	int tunnel_case;
-	bool inner;		/* patch at the inner frame, else the tunnel header */
+	bool inner;		/* patch at the inner frame (its Ethernet header
+				 * where it has one), else the tunnel header */
 	size_t off;
 	__u8 value;
 	__u8 mask;		/* bits of the byte replaced by `value` */
@@ -388,6 +394,12 @@ static const struct unreadable_case unreadable[] = {
 	{ "gre with routing", 4, false, 0, 0x40, 0x40, CPUSTEER_INNER_UNSUPPORTED },
 	{ "gre carrying EtherType 0x8800", 4, false, 2, 0x88, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "vxlan carrying ARP (0x0806)", 0, true, 13, 0x06, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	/* 0x0800 made 0x0000: a type like any other that is no IP. */
+	{ "vxlan carrying EtherType 0", 0, true, 12, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "vxlan in IPv6 carrying EtherType 0", 1, true, 12, 0x00, 0xff,
+	  CPUSTEER_INNER_UNSUPPORTED },
+	{ "geneve carrying EtherType 0", 2, true, 12, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gre carrying EtherType 0", 7, true, 12, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "ipip, inner IHL 4", 8, true, 0, 0x44, 0xff, CPUSTEER_INNER_MALFORMED },
 	{ "sit, inner version 4", 10, true, 0, 0x40, 0xf0, CPUSTEER_INNER_MALFORMED },
 };
@@ -416,7 +428,7 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
 		tunnel_off = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
 			     (is_udp_case(c) ? 8 : 0);
 		p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
-						(c->encap.kind == CPUSTEER_TUNNEL_VXLAN ? ETH_HLEN : 0)
+						(carries_ethernet(c) ? ETH_HLEN : 0)
 				      : tunnel_off) + u->off;
 		*p = (*p & ~u->mask) | (u->value & u->mask);
 		outer_r = run_frame(&plain, frame, len);
