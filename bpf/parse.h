@@ -241,14 +241,17 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	hdr_len = (version_ihl & 0x0f) * 4;
 	if ((version_ihl >> 4) != 4 || hdr_len < IPV4_MIN_HDR_LEN)
 		return parse_fail(reason, CPUSTEER_PASS_BAD_L3);
+	/* The header, options included, is all there before its Total
+	 * Length is believed, as the stack's ip_rcv checks it: options cut
+	 * short are a header cut short, whatever Total Length says.
+	 */
+	if (past_dgram(fr, l3, hdr_len))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
+	if (l3 + hdr_len > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
 	total = bpf_ntohs(iph->tot_len);
 	if (total < hdr_len || !frame_holds(fr, l3, total))
 		return parse_fail(reason, CPUSTEER_PASS_BAD_LENGTH);
-	/* Options lie inside Total Length, which the frame holds: only a
-	 * multi-buffer frame can still have them outside its linear part.
-	 */
-	if (l3 + hdr_len > fr->end)
-		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
 	f->family = 4;
 	f->addr[0] = load_u64(&iph->saddr);	/* saddr, daddr: adjacent */
 	f->proto = iph->protocol;

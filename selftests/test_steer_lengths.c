@@ -79,13 +79,13 @@ static __u32 cut_outcome(const struct pkt_spec *s, size_t cut, bool length_fits)
 		return CPUSTEER_PASS_TRUNC_L2;
 	if (cut < l3 + ip_fixed_header_len(s))
 		return CPUSTEER_PASS_TRUNC_L3;
+	/* IPv4 options are the header's, checked before Total Length. */
+	if (s->family == 4 && cut < l4)
+		return CPUSTEER_PASS_TRUNC_L3;
 	if (!length_fits)
 		return CPUSTEER_PASS_BAD_LENGTH;
-	/* IPv4: Total Length below IHL * 4; IPv6: the chain runs past the
-	 * payload.
-	 */
-	if (cut < l4)
-		return s->family == 4 ? CPUSTEER_PASS_BAD_LENGTH : CPUSTEER_PASS_EXT_HDRS;
+	if (cut < l4)	/* IPv6: the chain runs past the payload */
+		return CPUSTEER_PASS_EXT_HDRS;
 	if (cut < l4 + ports_needed(s))
 		return CPUSTEER_PASS_TRUNC_L4;
 	return STEERED;

@@ -401,6 +401,11 @@ static const struct unreadable_case unreadable[] = {
 	{ "geneve carrying EtherType 0", 2, true, 12, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "gre carrying EtherType 0", 7, true, 12, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "ipip, inner IHL 4", 8, true, 0, 0x44, 0xff, CPUSTEER_INNER_MALFORMED },
+	/* 60 bytes of header in a 46-byte inner datagram, the outer one's end:
+	 * cut short, whatever the inner Total Length says.
+	 */
+	{ "ipip, inner options past the outer datagram", 8, true, 0, 0x4f, 0xff,
+	  CPUSTEER_INNER_TRUNCATED },
 	{ "sit, inner version 4", 10, true, 0, 0x40, 0xf0, CPUSTEER_INNER_MALFORMED },
 };
 
