@@ -43,10 +43,13 @@
 #define IPV6_EXT_UNIT 8		/* extension headers come in 8-octet units */
 #define L4_PORTS_LEN 4
 
-/* Notes on a parsed flow, for the seen_* counters. */
+/* Notes on a parsed flow, for the seen_* counters, and on a failed parse,
+ * for the reason an inner one gives its tunnel (tunnel.h).
+ */
 #define FLOW_VLAN	0x1
 #define FLOW_FRAGMENT	0x2
 #define FLOW_L3_ONLY	0x4
+#define FLOW_EXT_LIMIT	0x8	/* the chain went on past the headers walked */
 
 /* A flow as the hash reads it (bpf/hash.h has the message format). */
 struct flow {
@@ -357,8 +360,10 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 		pos += len;
 		room -= len;
 	}
-	if (ipv6_is_ext_header(nexthdr))
+	if (ipv6_is_ext_header(nexthdr)) {
+		f->notes |= FLOW_EXT_LIMIT;
 		return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
+	}
 	f->proto = nexthdr;
 	l4->start = pos;
 	l4->room = room;

@@ -321,6 +321,10 @@ __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 	return 0;
 }
 
+#define INNER_FALLBACK_MASK (CPUSTEER_INNER_FALLBACKS - 1)
+_Static_assert(!(CPUSTEER_INNER_FALLBACKS & INNER_FALLBACK_MASK),
+	       "the fallback reasons are indexed through a mask");
+
 /* A frame of an enabled tunnel kind: steered by its inner flow, or by
  * its outer one when the inner cannot be read, counted either way.
  */
@@ -354,7 +358,13 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 		if (kind < CPUSTEER_TUNNELS)
 			pk.cnt->inner_steered[kind]++;
 	} else if (why < CPUSTEER_INNER_FALLBACKS) {
-		pk.cnt->inner_fallback[why]++;
+		/* Bounded again where it indexes, by a mask the compiler
+		 * cannot drop as redundant: clang 19 spilled `why` before the
+		 * check above, and 6.1's verifier carries no bound to a
+		 * spilled copy ("R1 unbounded memory access").
+		 */
+		barrier_var(why);
+		pk.cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
 	}
 	pk.fallback = why;
 	return steer_flow(&pk, cfg);

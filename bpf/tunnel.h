@@ -167,8 +167,12 @@ static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
-/* What an inner frame's parse failure means for the fallback count. */
-static __always_inline __u32 inner_fallback_of(__u32 reason)
+/* What an inner frame's parse failure means for the fallback count: a
+ * header cut short is truncated; a limit of this parser (a third tag, an
+ * extension header chain longer than it walks), unsupported; a header or
+ * length field at odds with the datagram, malformed.
+ */
+static __always_inline __u32 inner_fallback_of(__u32 reason, const struct flow *in)
 {
 	switch (reason) {
 	case CPUSTEER_PASS_TRUNC_L2:
@@ -178,6 +182,9 @@ static __always_inline __u32 inner_fallback_of(__u32 reason)
 		return CPUSTEER_INNER_TRUNCATED;
 	case CPUSTEER_PASS_VLAN_DEPTH:
 		return CPUSTEER_INNER_UNSUPPORTED;
+	case CPUSTEER_PASS_EXT_HDRS:
+		return in->notes & FLOW_EXT_LIMIT ? CPUSTEER_INNER_UNSUPPORTED
+						  : CPUSTEER_INNER_MALFORMED;
 	default:
 		return CPUSTEER_INNER_MALFORMED;
 	}
@@ -202,14 +209,14 @@ static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_o
 	l3 = fr->data + payload_off;
 	if (proto == bpf_htons(ETH_P_TEB) &&
 	    parse_ethernet(fr, l3, in, &l3, &proto, &reason) != PARSE_FLOW)
-		return inner_fallback_of(reason);
+		return inner_fallback_of(reason, in);
 	if (proto == bpf_htons(ETH_P_IP))
 		st = parse_ipv4(fr, l3, in, &inner_l4, &reason);
 	else if (proto == bpf_htons(ETH_P_IPV6))
 		st = parse_ipv6(fr, l3, in, &inner_l4, &reason);
 	else
 		return CPUSTEER_INNER_UNSUPPORTED;
-	return st == PARSE_FLOW ? CPUSTEER_INNER_FALLBACKS : inner_fallback_of(reason);
+	return st == PARSE_FLOW ? CPUSTEER_INNER_FALLBACKS : inner_fallback_of(reason, in);
 }
 
 #endif /* CPUSTEER_TUNNEL_H */

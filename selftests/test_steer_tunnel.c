@@ -444,6 +444,62 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
 	env_stop(&e);
 }
 
+/* An inner IPv6 chain of eight extension headers is walked as an outer
+ * one; a ninth is past what the parser walks, a limit like a third VLAN
+ * tag (unsupported), while a chain that runs past its own Payload Length
+ * is a datagram at odds with itself (malformed).
+ */
+static void inner_extension_header_chains(void)
+{
+	static const int kinds[] = { 0, 11 };	/* vxlan in IPv4, ipv6 in IPv6 */
+	__u8 frame[FRAME_CAP];
+	const struct tunnel_case *c;
+	struct pkt_spec outer, in;
+	struct result bare, r, outer_r;
+	struct env e, plain;
+	size_t k, len, inner_l3;
+	char what[128];
+	int n;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	env_init(&plain);
+	ENV_START(&plain);
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		c = &cases[kinds[k]];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		for (n = 8; n <= 9; n++) {
+			pkt_spec_init(&in, 6, IPPROTO_UDP);
+			in.next = n;
+			memset(in.ext, 60, sizeof(in.ext));	/* destination options */
+			len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+			outer_r = run_frame(&plain, frame, len);
+			r = run_frame(&e, frame, len);
+			snprintf(what, sizeof(what), "%s, %d inner extension headers", c->name, n);
+			if (n == 8) {
+				expect_inner(&r, c->encap.kind, what);
+				bare = run_spec(&e, &in);
+				expect_same_place(&bare, &r, what);
+			} else {
+				expect_fallback(&r, c->encap.kind, CPUSTEER_INNER_UNSUPPORTED,
+						&outer_r.d.key, what);
+			}
+		}
+		/* Payload Length 12: the second of three headers runs past it. */
+		in.next = 3;
+		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+		inner_l3 = inner_l3_offset(c, &outer, &in);
+		frame[inner_l3 + 4] = 0;
+		frame[inner_l3 + 5] = 12;
+		outer_r = run_frame(&plain, frame, len);
+		r = run_frame(&e, frame, len);
+		snprintf(what, sizeof(what), "%s, inner chain past its Payload Length", c->name);
+		expect_fallback(&r, c->encap.kind, CPUSTEER_INNER_MALFORMED, &outer_r.d.key, what);
+	}
+	env_stop(&plain);
+	env_stop(&e);
+}
+
 /* Only the first fragment of the outer datagram holds the inner headers:
  * every fragment is steered by the outer addresses and protocol, so
  * they meet on one CPU.
@@ -527,6 +583,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(cut_tunnels_fall_back_to_outer_flow),
 	TU_TEST(inner_headers_past_outer_datagram_fall_back),
 	TU_TEST(unreadable_tunnels_fall_back_to_outer_flow),
+	TU_TEST(inner_extension_header_chains),
 	TU_TEST(fragmented_outer_datagram_falls_back),
 	TU_TEST(fast_program_counts_tunnels_as_classify_decides),
 };
