@@ -30,11 +30,14 @@
 #define GRE_CSUM 0x8000		/* checksum and reserved1: 4 octets */
 #define GRE_KEY 0x2000		/* RFC 2890: 4 octets */
 #define GRE_SEQ 0x1000		/* RFC 2890: 4 octets */
-/* RFC 2784 has a receiver refuse bits 1-5 it does not implement (RFC 1701's
- * routing, strict source route and recursion; K and S are RFC 2890's),
- * ignore bits 6-12, and read version 0 only (version 1 is PPTP's).
+/* Routing (RFC 1701's bit 1) adds fields of its own length, and version 1
+ * is PPTP's: neither is read. RFC 2784 has a receiver that does not
+ * implement RFC 1701 refuse bits 4-5 too, but RFC 1701's strict source
+ * route and recursion control change no field's place, and the stack's
+ * GRE receive path (gre_parse_header) ignores them as it does bits 6-12:
+ * so does this, and steers those frames by the flow the stack will see.
  */
-#define GRE_UNREAD_FLAGS (0x4000 | 0x0800 | 0x0400 | 0x0007)
+#define GRE_UNREAD_FLAGS (0x4000 | 0x0007)
 
 static __always_inline __u32 udp_tunnel_kind(const struct flow *f,
 					     const struct cpusteer_config *cfg)

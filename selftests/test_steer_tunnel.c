@@ -409,16 +409,37 @@ static const struct unreadable_case unreadable[] = {
 	{ "sit, inner version 4", 10, true, 0, 0x40, 0xf0, CPUSTEER_INNER_MALFORMED },
 };
 
+/* Runs the frame of `u`'s tunnel case, patched, through `e` (--inner
+ * all) and `plain` (no --inner, so it hashes the outer flow).
+ */
+static void run_patched(struct env *e, struct env *plain, const struct unreadable_case *u,
+			struct result *r, struct result *outer_r)
+{
+	const struct tunnel_case *c = &cases[u->tunnel_case];
+	struct pkt_spec outer, in;
+	__u8 frame[FRAME_CAP];
+	size_t len, tunnel_off;
+	__u8 *p;
+
+	outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+	pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
+	len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
+	tunnel_off = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
+		     (is_udp_case(c) ? 8 : 0);
+	p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
+					(carries_ethernet(c) ? ETH_HLEN : 0)
+			      : tunnel_off) + u->off;
+	*p = (*p & ~u->mask) | (u->value & u->mask);
+	*outer_r = run_frame(plain, frame, len);
+	*r = run_frame(e, frame, len);
+}
+
 static void unreadable_tunnels_fall_back_to_outer_flow(void)
 {
 	const struct unreadable_case *u;
-	const struct tunnel_case *c;
-	struct pkt_spec outer, in;
-	__u8 frame[FRAME_CAP];
 	struct result r, outer_r;
 	struct env e, plain;
-	size_t i, len, tunnel_off;
-	__u8 *p;
+	size_t i;
 
 	env_inner(&e, "all");
 	ENV_START(&e);
@@ -426,19 +447,49 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
 	ENV_START(&plain);
 	for (i = 0; i < ARRAY_SIZE(unreadable); i++) {
 		u = &unreadable[i];
-		c = &cases[u->tunnel_case];
-		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
-		pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
-		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
-		tunnel_off = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
-			     (is_udp_case(c) ? 8 : 0);
-		p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
-						(carries_ethernet(c) ? ETH_HLEN : 0)
-				      : tunnel_off) + u->off;
-		*p = (*p & ~u->mask) | (u->value & u->mask);
-		outer_r = run_frame(&plain, frame, len);
-		r = run_frame(&e, frame, len);
-		expect_fallback(&r, c->encap.kind, u->why, &outer_r.d.key, u->name);
+		run_patched(&e, &plain, u, &r, &outer_r);
+		expect_fallback(&r, cases[u->tunnel_case].encap.kind, u->why, &outer_r.d.key,
+				u->name);
+	}
+	env_stop(&plain);
+	env_stop(&e);
+}
+
+/* Bits a receiver ignores (GRE bits 4-12, as the stack's GRE receive
+ * path does) change nothing: the frame is steered by its inner flow
+ * (`why` none), where the same frame without them lands.
+ */
+#define NONE CPUSTEER_INNER_FALLBACKS
+static const struct unreadable_case ignored_bits[] = {
+	{ "gre with strict source route (bit 4)", 4, false, 0, 0x08, 0x08, NONE },
+	{ "gre with recursion control 4 (bit 5)", 4, false, 0, 0x04, 0x04, NONE },
+	{ "gre with recursion control 7 (bits 5-7)", 4, false, 0, 0x07, 0x07, NONE },
+	{ "gre with flag bits 8-12", 4, false, 1, 0xf8, 0xf8, NONE },
+	{ "gre in IPv6 with bits 4-7", 6, false, 0, 0x0f, 0x0f, NONE },
+};
+#undef NONE
+
+static void ignored_tunnel_bits_keep_the_inner_flow(void)
+{
+	struct unreadable_case u, clear;
+	struct result r, outer_r, want;
+	struct env e, plain;
+	char what[128];
+	size_t i;
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	env_init(&plain);
+	ENV_START(&plain);
+	for (i = 0; i < ARRAY_SIZE(ignored_bits); i++) {
+		u = ignored_bits[i];
+		clear = u;
+		clear.value = 0;	/* the same frame with the bits clear */
+		run_patched(&e, &plain, &clear, &want, &outer_r);
+		run_patched(&e, &plain, &u, &r, &outer_r);
+		expect_inner(&r, cases[u.tunnel_case].encap.kind, u.name);
+		snprintf(what, sizeof(what), "%s: where it lands without them", u.name);
+		expect_same_place(&want, &r, what);
 	}
 	env_stop(&plain);
 	env_stop(&e);
@@ -583,6 +634,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(cut_tunnels_fall_back_to_outer_flow),
 	TU_TEST(inner_headers_past_outer_datagram_fall_back),
 	TU_TEST(unreadable_tunnels_fall_back_to_outer_flow),
+	TU_TEST(ignored_tunnel_bits_keep_the_inner_flow),
 	TU_TEST(inner_extension_header_chains),
 	TU_TEST(fragmented_outer_datagram_falls_back),
 	TU_TEST(fast_program_counts_tunnels_as_classify_decides),
