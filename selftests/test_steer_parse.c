@@ -517,6 +517,40 @@ static void ipv6_atomic_fragment_lands_like_whole_datagram(void)
 	env_stop(&e);
 }
 
+/* The atomic fragment header counts toward the eight extension headers
+ * walked like any header (docs/flow-hash.md, section 1): with seven others
+ * the datagram lands where the seven alone land; with eight others it
+ * passes as ipv6_ext_headers, where the eight alone are steered.
+ */
+static void ipv6_atomic_fragment_counts_toward_eight_headers(void)
+{
+	struct env e;
+	struct pkt_spec s;
+	struct result alone, r;
+	char what[96];
+	int others;
+
+	env_init(&e);
+	ENV_START(&e);
+	for (others = 7; others <= 8; others++) {
+		pkt_spec_init(&s, 6, IPPROTO_UDP);
+		s.next = others;
+		memset(s.ext, 60, sizeof(s.ext));	/* destination options */
+		alone = run_spec(&e, &s);
+		snprintf(what, sizeof(what), "%d destination options headers", others);
+		expect_redirect(&alone, what);
+		s.fragment = true;
+		r = run_spec(&e, &s);
+		snprintf(what, sizeof(what), "%d destination options headers and an atomic fragment",
+			 others);
+		if (others == 7)
+			expect_same_place(&alone, &r, what);
+		else
+			expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, what);
+	}
+	env_stop(&e);
+}
+
 /* ---- L4 protocols ---- */
 
 static void sctp_ports_are_parsed(void)
@@ -761,6 +795,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(ipv4_fragments_of_one_datagram_share_cpu),
 	TU_TEST(ipv6_fragments_of_one_datagram_share_cpu),
 	TU_TEST(ipv6_atomic_fragment_lands_like_whole_datagram),
+	TU_TEST(ipv6_atomic_fragment_counts_toward_eight_headers),
 	TU_TEST(sctp_ports_are_parsed),
 	TU_TEST(icmp_hashes_on_addresses_and_protocol),
 	TU_TEST(same_flow_in_any_wrapping_lands_on_one_cpu),

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "names.h"
 #include "stats_math.h"
@@ -455,12 +456,22 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
 	env_stop(&e);
 }
 
-/* Bits a receiver ignores (GRE bits 4-12, as the stack's GRE receive
- * path does) change nothing: the frame is steered by its inner flow
- * (`why` none), where the same frame without them lands.
+/* Bits the spec has ignored change nothing: the frame is steered by its
+ * inner flow (`why` none), where the same frame without them lands. GRE
+ * bits 4-12, as the stack's GRE receive path ignores them; VXLAN's flags
+ * but I and its reserved fields (RFC 7348); GENEVE's O and C bits and
+ * its reserved ones.
  */
 #define NONE CPUSTEER_INNER_FALLBACKS
 static const struct unreadable_case ignored_bits[] = {
+	{ "vxlan with every flag bit but I set", 0, false, 0, 0xf7, 0xf7, NONE },
+	{ "vxlan with its first reserved byte set", 0, false, 1, 0xff, 0xff, NONE },
+	{ "vxlan with its third reserved byte set", 0, false, 3, 0xff, 0xff, NONE },
+	{ "vxlan in IPv6 with its last reserved byte set", 1, false, 7, 0xff, 0xff, NONE },
+	{ "geneve control message (O)", 2, false, 1, 0x80, 0x80, NONE },
+	{ "geneve with critical options (C)", 2, false, 1, 0x40, 0x40, NONE },
+	{ "geneve with its reserved bits set", 2, false, 1, 0x3f, 0x3f, NONE },
+	{ "geneve in IPv6 with O and C", 3, false, 1, 0xc0, 0xc0, NONE },
 	{ "gre with strict source route (bit 4)", 4, false, 0, 0x08, 0x08, NONE },
 	{ "gre with recursion control 4 (bit 5)", 4, false, 0, 0x04, 0x04, NONE },
 	{ "gre with recursion control 7 (bits 5-7)", 4, false, 0, 0x07, 0x07, NONE },
@@ -586,6 +597,69 @@ static void fragmented_outer_datagram_falls_back(void)
 	env_stop(&e);
 }
 
+/* ---- counting ---- */
+
+/* A tunnel frame whose bucket names a CPU without a cpumap entry is an
+ * error like any other frame, and is counted once as inner-steered or
+ * fallen back all the same: the tunnel counts are notes on frames counted
+ * as redirected or as errors, and those add up to the frames received.
+ */
+static void tunnel_frames_ending_in_errors_are_counted_once(void)
+{
+	const struct tunnel_case *gre = &cases[4];
+	struct counts before, after, d;
+	__u64 steered[CPUSTEER_TUNNELS] = {}, errors = 0, redirected = 0, fallbacks = 0;
+	const struct tunnel_case *c;
+	struct pkt_spec outer, in;
+	struct result r;
+	struct env e;
+	__u32 cpu = 1, i;
+	char what[128];
+
+	env_inner(&e, "all");
+	ENV_START(&e);
+	ASSERT_EQ(bpf_map_delete_elem(e.in.maps.cpu_map, &cpu), 0, "delete CPU 1's cpumap entry");
+	ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+	rng_seed(17);
+	for (i = 0; i < 120; i++) {
+		c = &cases[i % ARRAY_SIZE(cases)];
+		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
+		inner_flow(&in, c);
+		r = run_tunnel(&e, c, &outer, &in);
+		snprintf(what, sizeof(what), "%s, inner flow %u", c->name, i);
+		ASSERT_EQ(r.d.tunnel, c->encap.kind, what);
+		ASSERT_EQ(r.d.inner_fallback, CPUSTEER_INNER_FALLBACKS, what);
+		steered[c->encap.kind]++;
+		errors += r.d.outcome == CPUSTEER_OUT_ERROR;
+		redirected += r.d.outcome == CPUSTEER_OUT_REDIRECT;
+	}
+	/* Fragments of GRE datagrams from other hosts: outer-flow fallbacks. */
+	pkt_spec_init(&in, 4, IPPROTO_UDP);
+	for (i = 0; i < 40; i++) {
+		outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, i);
+		outer.fragment = true;
+		outer.more_fragments = true;
+		r = run_tunnel(&e, gre, &outer, &in);
+		ASSERT_EQ(r.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT, "GRE fragment");
+		fallbacks++;
+		errors += r.d.outcome == CPUSTEER_OUT_ERROR;
+		redirected += r.d.outcome == CPUSTEER_OUT_REDIRECT;
+	}
+	ASSERT_TRUE(errors > 0 && redirected > 0, "frames on both CPUs' buckets");
+	ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
+	d = counts_since(&before, &after);
+	ASSERT_EQ(d.c.rx_packets, 160, "frames received");
+	ASSERT_EQ(d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], errors, "errors[no_cpumap_entry]");
+	ASSERT_EQ(d.redirected, redirected, "redirected");
+	ASSERT_EQ(d.c.rx_packets, d.redirected + d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
+		  "received = redirected + errors");
+	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+		ASSERT_EQ(d.c.inner_steered[i], steered[i], "inner_steered, errors included");
+	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_OUTER_FRAGMENT], fallbacks,
+		  "outer_fragment fallbacks, errors included");
+	env_stop(&e);
+}
+
 /* ---- the program an interface runs ---- */
 
 /* cpusteer_steer is classify's code without the record: for every kind
@@ -637,6 +711,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(ignored_tunnel_bits_keep_the_inner_flow),
 	TU_TEST(inner_extension_header_chains),
 	TU_TEST(fragmented_outer_datagram_falls_back),
+	TU_TEST(tunnel_frames_ending_in_errors_are_counted_once),
 	TU_TEST(fast_program_counts_tunnels_as_classify_decides),
 };
 
