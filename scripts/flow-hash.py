@@ -3,7 +3,8 @@
 
 docs/flow-hash.md specifies the format; this is that text as code, written
 from the specification rather than from the BPF source, so that a
-selftest can hold the two against each other (selftests/test_flow_hash.sh).
+selftest can hold the two against each other (selftests/test_classify_cli.sh;
+scripts/flow-verdict.py uses it for the frames of a capture).
 
     scripts/flow-hash.py --key HEX [--hash siphash13|jhash] [--symmetric]
                          [--buckets N] SRC DST PROTO [SPORT DPORT]
@@ -120,12 +121,28 @@ def flow_hash(key, message, hash_fn):
     return (h ^ (h >> 32)) & MASK32
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--key", required=True, help="32 hex digits, as --key")
+def add_hash_options(p):
+    """The options that choose a flow's hash and bucket, as cpusteer's."""
+    p.add_argument("--key", required=True, type=key_of, help="32 hex digits, as --key")
     p.add_argument("--hash", default="siphash13", choices=["siphash13", "jhash"])
     p.add_argument("--symmetric", action="store_true")
     p.add_argument("--buckets", type=int, default=512)
+
+
+def key_of(text):
+    """--key's 16 bytes."""
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != 16:
+        raise argparse.ArgumentTypeError("the key is 32 hex digits")
+    return key
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_hash_options(p)
     p.add_argument("src", type=ipaddress.ip_address)
     p.add_argument("dst", type=ipaddress.ip_address)
     p.add_argument("proto", type=int)
@@ -133,12 +150,9 @@ def main():
     a = p.parse_args()
     if len(a.ports) not in (0, 2) or a.src.version != a.dst.version:
         p.error("give both ports or none, and two addresses of one family")
-    key = bytes.fromhex(a.key)
-    if len(key) != 16:
-        p.error("the key is 32 hex digits")
     sport, dport = a.ports or (0, 0)
     message = flow_message(a.src, a.dst, a.proto, sport, dport, a.symmetric)
-    h = flow_hash(key, message, a.hash)
+    h = flow_hash(a.key, message, a.hash)
     print("message %s\nhash %u\nbucket %u" % (message.hex(), h, h * a.buckets >> 32))
     return 0
 
