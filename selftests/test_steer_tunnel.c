@@ -377,7 +377,7 @@ static void inner_headers_past_outer_datagram_fall_back(void)
 /* A frame changed after it was built: `value` replaces the `mask` bits
  * of one byte of its tunnel header or of its inner frame.
  */
-struct unreadable_case {
+struct patched_case {
 	const char *name;
 	int tunnel_case;
 	bool inner;		/* patch at the inner frame (its Ethernet header
@@ -385,10 +385,11 @@ struct unreadable_case {
 	size_t off;
 	__u8 value;
 	__u8 mask;		/* bits of the byte replaced by `value` */
-	__u32 why;
+	__u32 why;		/* the fallback; CPUSTEER_INNER_FALLBACKS: none,
+				 * the inner flow */
 };
 
-static const struct unreadable_case unreadable[] = {
+static const struct patched_case unreadable[] = {
 	{ "vxlan without its I flag", 0, false, 0, 0x00, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "geneve version 1", 2, false, 0, 0x40, 0xc0, CPUSTEER_INNER_UNSUPPORTED },
 	{ "gre version 1", 4, false, 1, 0x01, 0x07, CPUSTEER_INNER_UNSUPPORTED },
@@ -413,7 +414,7 @@ static const struct unreadable_case unreadable[] = {
 /* Runs the frame of `u`'s tunnel case, patched, through `e` (--inner
  * all) and `plain` (no --inner, so it hashes the outer flow).
  */
-static void run_patched(struct env *e, struct env *plain, const struct unreadable_case *u,
+static void run_patched(struct env *e, struct env *plain, const struct patched_case *u,
 			struct result *r, struct result *outer_r)
 {
 	const struct tunnel_case *c = &cases[u->tunnel_case];
@@ -435,25 +436,43 @@ static void run_patched(struct env *e, struct env *plain, const struct unreadabl
 	*r = run_frame(e, frame, len);
 }
 
-static void unreadable_tunnels_fall_back_to_outer_flow(void)
+/* Each row's frame, patched, falls back for the row's reason, or with
+ * `why` none is steered by its inner flow where the same frame without
+ * the patch lands.
+ */
+static void expect_patched_rows(const struct patched_case *rows, size_t n)
 {
-	const struct unreadable_case *u;
-	struct result r, outer_r;
+	struct patched_case clear;
+	struct result r, outer_r, want;
 	struct env e, plain;
+	char what[128];
 	size_t i;
 
 	env_inner(&e, "all");
 	ENV_START(&e);
 	env_init(&plain);
 	ENV_START(&plain);
-	for (i = 0; i < ARRAY_SIZE(unreadable); i++) {
-		u = &unreadable[i];
-		run_patched(&e, &plain, u, &r, &outer_r);
-		expect_fallback(&r, cases[u->tunnel_case].encap.kind, u->why, &outer_r.d.key,
-				u->name);
+	for (i = 0; i < n; i++) {
+		run_patched(&e, &plain, &rows[i], &r, &outer_r);
+		if (rows[i].why != CPUSTEER_INNER_FALLBACKS) {
+			expect_fallback(&r, cases[rows[i].tunnel_case].encap.kind, rows[i].why,
+					&outer_r.d.key, rows[i].name);
+			continue;
+		}
+		expect_inner(&r, cases[rows[i].tunnel_case].encap.kind, rows[i].name);
+		clear = rows[i];
+		clear.value = 0;	/* the same frame with the bits clear */
+		run_patched(&e, &plain, &clear, &want, &outer_r);
+		snprintf(what, sizeof(what), "%s: where it lands without them", rows[i].name);
+		expect_same_place(&want, &r, what);
 	}
 	env_stop(&plain);
 	env_stop(&e);
+}
+
+static void unreadable_tunnels_fall_back_to_outer_flow(void)
+{
+	expect_patched_rows(unreadable, ARRAY_SIZE(unreadable));
 }
 
 /* Bits the spec has ignored change nothing: the frame is steered by its
@@ -463,7 +482,7 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
  * its reserved ones.
  */
 #define NONE CPUSTEER_INNER_FALLBACKS
-static const struct unreadable_case ignored_bits[] = {
+static const struct patched_case ignored_bits[] = {
 	{ "vxlan with every flag bit but I set", 0, false, 0, 0xf7, 0xf7, NONE },
 	{ "vxlan with its first reserved byte set", 0, false, 1, 0xff, 0xff, NONE },
 	{ "vxlan with its third reserved byte set", 0, false, 3, 0xff, 0xff, NONE },
@@ -482,28 +501,7 @@ static const struct unreadable_case ignored_bits[] = {
 
 static void ignored_tunnel_bits_keep_the_inner_flow(void)
 {
-	struct unreadable_case u, clear;
-	struct result r, outer_r, want;
-	struct env e, plain;
-	char what[128];
-	size_t i;
-
-	env_inner(&e, "all");
-	ENV_START(&e);
-	env_init(&plain);
-	ENV_START(&plain);
-	for (i = 0; i < ARRAY_SIZE(ignored_bits); i++) {
-		u = ignored_bits[i];
-		clear = u;
-		clear.value = 0;	/* the same frame with the bits clear */
-		run_patched(&e, &plain, &clear, &want, &outer_r);
-		run_patched(&e, &plain, &u, &r, &outer_r);
-		expect_inner(&r, cases[u.tunnel_case].encap.kind, u.name);
-		snprintf(what, sizeof(what), "%s: where it lands without them", u.name);
-		expect_same_place(&want, &r, what);
-	}
-	env_stop(&plain);
-	env_stop(&e);
+	expect_patched_rows(ignored_bits, ARRAY_SIZE(ignored_bits));
 }
 
 /* An inner IPv6 chain of eight extension headers is walked as an outer
