@@ -461,15 +461,24 @@ bad_names_refused bad_interface_names_refused_by_status status
 bad_names_refused bad_interface_names_refused_by_stats stats --count 1 --interval 1
 bad_names_refused bad_interface_names_refused_by_unload unload
 
+# Begins test NAME, which needs the private bpffs and root's instance on
+# it (the load above): false, and the test over, when it cannot run.
+priv_loaded_begin() {	# NAME WHAT-IS-MISSING
+	t_begin "$1"
+	if [ -n "$PRIV_WHY" ]; then
+		t_skip "$PRIV_WHY"
+		return 1
+	fi
+	if [ "$PRIV_LOADED" != 1 ]; then
+		t_fail "$2: root's load failed above"
+		t_end
+		return 1
+	fi
+}
+
 # A namespace folder others may write to is refused, and said once, though
 # status walks the tree more than once.
-t_begin status_refuses_writable_namespace_folder_once
-if [ -n "$PRIV_WHY" ]; then
-	t_skip "$PRIV_WHY"
-elif [ "$PRIV_LOADED" != 1 ]; then
-	t_fail "no namespace folder: root's load failed above"
-	t_end
-else
+if priv_loaded_begin status_refuses_writable_namespace_folder_once "no namespace folder"; then
 	in_priv chmod 0777 "/sys/fs/bpf/cpusteer/ns$COOKIE_B"
 	cs_priv status >/dev/null 2>"$NETNS_TMP/err"
 	in_priv chmod 0700 "/sys/fs/bpf/cpusteer/ns$COOKIE_B"
@@ -479,13 +488,7 @@ else
 	t_end
 fi
 
-t_begin bpffs_root_unloads_after_user_attempts
-if [ -n "$PRIV_WHY" ]; then
-	t_skip "$PRIV_WHY"
-elif [ "$PRIV_LOADED" != 1 ]; then
-	t_fail "nothing to unload: root's load failed above"
-	t_end
-else
+if priv_loaded_begin bpffs_root_unloads_after_user_attempts "nothing to unload"; then
 	t_eq "status: attached, phase" "true ready" \
 		"$(cs_priv status "$VB" --json 2>&1 | jq -r '.instances[0] | "\(.attached) \(.phase)"' 2>&1)"
 	out=$(cs_priv unload "$VB" 2>&1)
