@@ -231,6 +231,12 @@ wait_until() {	# SECONDS COMMAND [ARGS...]
 	done
 }
 
+# Whether another process holds an exclusive lock on FOLDER, as a
+# command that changes the instance in it does.
+lock_held() {	# FOLDER
+	! flock -n -s "$1" true
+}
+
 exited() {	# PID
 	! kill -0 "$1" 2>/dev/null
 }

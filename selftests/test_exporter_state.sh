@@ -49,10 +49,6 @@ test_names() {
 	check_promtool "$f"
 }
 
-lock_held() {	# FOLDER
-	! flock -n -s "$1" true
-}
-
 # A command holding vethB's lock (load, set or unload would) costs the
 # scrape vethB's series, counted as skipped, and nothing else: not the
 # series of the other instances, not a wait of 10 s, not a line on

@@ -40,6 +40,20 @@ netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 table() { "$TOOLS/steer_maps" table "$PINS" 512; }
 
+lines_at_least() {	# FILE N
+	[ "$(wc -l <"$1")" -ge "$2" ]
+}
+
+# Whether process PID has PATH open.
+has_open() {	# PID PATH
+	local fd
+
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = "$2" ] && return 0
+	done
+	return 1
+}
+
 # cpusteer in B in the background with every signal at its default (a
 # non-interactive shell starts background jobs with SIGINT ignored);
 # $BG_PID is cpusteer's PID: env and nsenter exec.
@@ -147,7 +161,9 @@ t_end
 t_begin "$JSONL"
 bg_default balance "$VB" --interval 0.2 --json --max-moves 1 >"$NETNS_TMP/jsonl" 2>&1
 jsonl=$BG_PID
-sleep 1.5
+# Signalled once it has printed steps, not while it starts (under
+# emulation that takes seconds), when the signal would still kill it.
+wait_until 60 lines_at_least "$NETNS_TMP/jsonl" 3 || t_fail "balance printed no 3 steps in 60 s"
 stop_wait "$jsonl" INT 4
 t_eq "balance's exit status after SIGINT while it slept" 0 "$RC"
 t_ge "steps printed" 2 "$(wc -l <"$NETNS_TMP/jsonl")"
@@ -162,12 +178,17 @@ t_end
 # exit status 130, before the holder lets go, and no step is taken.
 t_begin "$SIGNAL"
 table >"$NETNS_TMP/table.s0"
-in_b flock -x "$PINS" sleep 8 &
+# The holder: a shell that takes the lock on its own descriptor and
+# becomes sleep, which keeps it until killed.
+(exec 9<"$PINS" && flock -x 9 && exec sleep 120) &
 holder=$!
-sleep 0.3
+_bg_pids+=("$holder")
+wait_until 20 lock_held "$PINS" || t_fail "the holder did not take the lock in 20 s"
 bg_default balance "$VB" --interval 0.2 --json >"$NETNS_TMP/sig.out" 2>"$NETNS_TMP/sig.err"
 waiter=$BG_PID
-sleep 1
+# Signals are held from before it opens the instance's folder: once it
+# has, the signal is taken where balance means to take it.
+wait_until 30 has_open "$waiter" "$PINS" || t_fail "balance did not open $PINS in 30 s"
 stop_wait "$waiter" INT 4
 kill -0 "$holder" 2>/dev/null || t_fail "the lock was let go before balance ended: the test proves nothing"
 t_eq "exit status" 130 "$RC"
