@@ -86,7 +86,8 @@ static int collect(struct instance_dir *d, struct status_view *v)
 		return err;
 	}
 	v->complete = !err && !instance_open_pinned(&in, d->fd, d->shown);
-	instance_health_judge(err ? NULL : &v->st, err, v->complete ? &in : NULL, &v->health);
+	/* show_here(): only instances of this namespace are judged. */
+	instance_health_judge(err ? NULL : &v->st, err, v->complete ? &in : NULL, true, &v->health);
 	instance_health_describe(&v->health, d->shown, v->problem, sizeof(v->problem));
 	if (!v->complete)
 		return 0;

@@ -188,6 +188,9 @@ test_other_netns() {
 	t_eq "info series of the instance in $NSC" 1 "$(grep -c -F "cpusteer_instance_info{$LC," "$f")"
 	t_eq "info series of vethB" 1 "$(grep -c "^cpusteer_instance_info{$LB," "$f")"
 	t_eq "its interface present" 1 "$(value "$f" "cpusteer_interface_present{$LC}")"
+	# Judged in C, where its ifindex means its device.
+	t_eq "its health" 1 "$(value "$f" "cpusteer_instance_health{$LC,problem=\"ok\"}")"
+	t_eq "its program attached" 1 "$(value "$f" "cpusteer_instance_attached{$LC}")"
 	# Its device events are told apart by an ifindex of C and C itself.
 	t_eq "xdp_exception counted for it" 1 \
 		"$(value "$f" "cpusteer_tracepoint_attached{$LC,tracepoint=\"xdp_exception\"}")"
@@ -219,6 +222,9 @@ test_come_and_go() {
 	t_eq "status after load" 200 "$(scrape "$f")"
 	t_ne "its program after load" "$before" "$(c_program_id "$f")"
 	t_eq "its interface present" 1 "$(value "$f" "cpusteer_interface_present{$LC}")"
+	# Judged in C, where its ifindex means its device.
+	t_eq "its health" 1 "$(value "$f" "cpusteer_instance_health{$LC,problem=\"ok\"}")"
+	t_eq "its program attached" 1 "$(value "$f" "cpusteer_instance_attached{$LC}")"
 
 	ip -n "$NSC" link del "op$$" || t_fail "cannot delete the veth pair in $NSC"
 	t_eq "status after the interface went" 200 "$(scrape "$f")"

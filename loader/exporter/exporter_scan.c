@@ -152,35 +152,56 @@ static struct followed *follow(struct scan *s, __u64 cookie, const char *ifname)
 	return f;
 }
 
-/* Whether the instance's interface is in its network namespace, looked
- * up from inside it, on this thread, then back. A namespace that cannot
- * be found or entered is gone, or going: its device is gone with it.
+/* Moves this thread into the instance's network namespace, where its
+ * ifindex means something; true when it is there (or was already). A
+ * namespace that cannot be found or entered is gone, or going: its
+ * device is gone with it.
  */
-static int check_present(struct scan *s, struct followed *f)
+static bool enter_netns(const struct scan *s, const struct followed *f)
 {
 	char path[300];
 	int fd;
 
-	f->m.present = false;
-	if (f->cookie == s->own_cookie) {
-		f->m.present = state_device_here(&f->m.st);
-		return 0;
-	}
+	if (f->cookie == s->own_cookie)
+		return true;
 	fd = netns_locate(f->cookie, f->m.st.netns_ino, path, sizeof(path)) ? -1
 		: open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
+	if (fd < 0)
+		return false;
+	if (setns(fd, CLONE_NEWNET)) {
+		close(fd);
+		return false;
 	}
 	close(fd);
-	f->m.present = state_device_here(&f->m.st);
-	if (setns(s->own_ns, CLONE_NEWNET)) {
-		log_err("exporter: cannot return to its own network namespace: %s", strerror(errno));
-		s->fatal = true;
-		return -ENOTRECOVERABLE;
-	}
-	return 0;
+	return true;
+}
+
+/* Back to the exporter's own namespace after enter_netns() entered the
+ * instance's; -ENOTRECOVERABLE when that fails (the process must stop).
+ */
+static int leave_netns(struct scan *s, const struct followed *f, bool entered)
+{
+	if (!entered || f->cookie == s->own_cookie || !setns(s->own_ns, CLONE_NEWNET))
+		return 0;
+	log_err("exporter: cannot return to its own network namespace: %s", strerror(errno));
+	s->fatal = true;
+	return -ENOTRECOVERABLE;
+}
+
+/* The instance judged as status judges it (its record, NULL when
+ * unreadable with `record_err`, and the instance opened from its pins, or
+ * NULL), from inside its network namespace; whether its interface is
+ * there comes with it.
+ */
+static int judge_in_netns(struct scan *s, struct followed *f, int record_err,
+			  struct steer_instance *in)
+{
+	bool entered = enter_netns(s, f);
+
+	instance_health_judge(record_err ? NULL : &f->m.st, record_err, in, entered, &f->m.health);
+	f->m.present = f->m.health.device_here;
+	f->judged = true;
+	return leave_netns(s, f, entered);
 }
 
 /* The tracepoint programs, shared by every instance, are there while an
@@ -237,10 +258,8 @@ static void count_buckets(struct scan *s, const struct steer_instance *in,
 
 static int read_pinned(struct scan *s, struct followed *f, struct steer_instance *in)
 {
-	int tp, err = check_present(s, f);
+	int tp, err;
 
-	if (err)
-		return err;
 	trace(s, f, instance_cpumap_id(in));
 	for (tp = 0; tp < TP_COUNT; tp++)
 		f->m.traced[tp] = f->tracing && f->tracer.attached[tp];
@@ -295,8 +314,11 @@ static int judge_and_read(struct scan *s, struct followed *f, const struct insta
 		return err;
 	/* Quietly: the health series say what a missing pin means. */
 	opened = !err && !instance_open_pinned(&in, d->fd, NULL);
-	instance_health_judge(err ? NULL : &f->m.st, err, opened ? &in : NULL, &f->m.health);
-	f->judged = true;
+	if (judge_in_netns(s, f, err, opened ? &in : NULL)) {
+		if (opened)
+			instance_close(&in);
+		return -ENOTRECOVERABLE;
+	}
 	if (!err && !state_in_service(f->m.st.phase)) {
 		*why = SKIP_NOT_READY;
 		err = -EAGAIN;

@@ -102,7 +102,7 @@ static bool redirect_target_gone(const struct cpusteer_instance_state *st,
 }
 
 void instance_health_judge(const struct cpusteer_instance_state *st, int record_err,
-			   struct steer_instance *in, struct instance_health *h)
+			   struct steer_instance *in, bool in_its_netns, struct instance_health *h)
 {
 	memset(h, 0, sizeof(*h));
 	if (record_err == -EPROTO) {
@@ -118,7 +118,7 @@ void instance_health_judge(const struct cpusteer_instance_state *st, int record_
 	h->phase = st->phase;
 	h->phase_pid = st->phase_pid;
 	h->redirect_ifindex = st->redirect_ifindex;
-	h->device_here = state_device_here(st);
+	h->device_here = in_its_netns && state_device_here(st);
 	h->attached = h->device_here && !attachment_find(st->ifindex, st->prog_id, &h->att);
 	if (h->device_here && !h->attached)
 		h->other_prog_id = attached_prog_id(st->ifindex);

@@ -47,10 +47,14 @@ struct instance_health {
 
 /* Judges the instance from its record (NULL when it could not be read;
  * `record_err` says why) and, when every pin is there, the instance
- * opened from them (`in`, else NULL).
+ * opened from them (`in`, else NULL). Its interface and attachment are
+ * looked up by ifindex, which means something only in the instance's
+ * network namespace: the calling thread must be in it (`in_its_netns`),
+ * else the interface counts as gone, with its namespace.
  */
 void instance_health_judge(const struct cpusteer_instance_state *st, int record_err,
-			   struct steer_instance *in, struct instance_health *h);
+			   struct steer_instance *in, bool in_its_netns,
+			   struct instance_health *h);
 
 /* The problem's stable name: "ok", "interrupted_set", ... */
 const char *health_problem_name(enum health_problem p);
