@@ -327,10 +327,7 @@ static void roll_back(struct steer_instance *in, const struct change *live,
 static void warn_target_gone(const struct instance_dir *d, struct steer_instance *in,
 			     const struct cpumap_opts *cm)
 {
-	__u32 ifindex;
-
-	if (cm->remote != REMOTE_REDIRECT ||
-	    (!instance_read_redirect_target(in, &ifindex) && ifindex == cm->redirect_ifindex))
+	if (!instance_redirect_target_gone(in, cm))
 		return;
 	log_err("note: the --remote redirect target of %s (ifindex %u) is gone: frames steered there are dropped; cpusteer set %s --remote ... names another",
 		d->shown, cm->redirect_ifindex, d->shown);

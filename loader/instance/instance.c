@@ -379,6 +379,15 @@ int instance_read_redirect_target(struct steer_instance *in, __u32 *ifindex)
 	return bpf_map_lookup_elem(in->maps.remote_devmap, &zero, ifindex) ? -errno : 0;
 }
 
+bool instance_redirect_target_gone(struct steer_instance *in, const struct cpumap_opts *cm)
+{
+	__u32 ifindex;
+
+	if (cm->remote != REMOTE_REDIRECT)
+		return false;
+	return instance_read_redirect_target(in, &ifindex) || ifindex != cm->redirect_ifindex;
+}
+
 /* The second stage's target is filled before the entries that redirect
  * to it, and emptied only after no entry does. A target the maps already
  * name is left alone: when its device went away the kernel emptied the

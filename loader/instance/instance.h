@@ -158,6 +158,11 @@ int instance_read_decision(struct steer_instance *in, struct cpusteer_decision *
  * empty (never set, or its device went away).
  */
 int instance_read_redirect_target(struct steer_instance *in, __u32 *ifindex);
+/* Whether `cm` redirects (--remote redirect:) to a device that is gone:
+ * the kernel empties the slot when its device goes away, and a device
+ * made later at the same index is not put back in it.
+ */
+bool instance_redirect_target_gone(struct steer_instance *in, const struct cpumap_opts *cm);
 int instance_clear_decision(struct steer_instance *in);
 
 /* One value per possible CPU in each array; `remote` may be NULL. */

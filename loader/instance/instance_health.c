@@ -87,23 +87,11 @@ static __u32 attached_prog_id(int ifindex)
 	return q.prog_id ? q.prog_id : q.skb_prog_id ? q.skb_prog_id : q.drv_prog_id;
 }
 
-/* The second stage redirects through a devmap slot that the kernel empties
- * when its device goes away; a device made later at the same index is not
- * put back in it.
- */
-static bool redirect_target_gone(const struct cpusteer_instance_state *st,
-				 struct steer_instance *in)
-{
-	__u32 ifindex;
-
-	if (st->remote != REMOTE_REDIRECT)
-		return false;
-	return instance_read_redirect_target(in, &ifindex) || ifindex != st->redirect_ifindex;
-}
-
 void instance_health_judge(const struct cpusteer_instance_state *st, int record_err,
 			   struct steer_instance *in, bool in_its_netns, struct instance_health *h)
 {
+	struct cpumap_opts cm;
+
 	memset(h, 0, sizeof(*h));
 	if (record_err == -EPROTO) {
 		h->problem = HEALTH_OTHER_VERSION;
@@ -125,11 +113,12 @@ void instance_health_judge(const struct cpusteer_instance_state *st, int record_
 	h->problem = phase_problem(st->phase);
 	if (h->problem != HEALTH_OK)
 		return;
+	state_get_cpumap(st, &cm);
 	if (!h->device_here)
 		h->problem = HEALTH_INTERFACE_GONE;
 	else if (!h->attached)
 		h->problem = h->other_prog_id ? HEALTH_PROGRAM_REPLACED : HEALTH_NOT_ATTACHED;
-	else if (redirect_target_gone(st, in))
+	else if (instance_redirect_target_gone(in, &cm))
 		h->problem = HEALTH_REDIRECT_TARGET_GONE;
 }
 
