@@ -51,10 +51,8 @@ static void describe_recorded_device(const struct cpusteer_instance_state *st, c
 				     size_t len)
 {
 	char name[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN];
-	__u8 mac[6];
 
-	if (if_indextoname(st->ifindex, name) && !device_hwaddr(name, mac) &&
-	    !memcmp(mac, st->hwaddr, sizeof(mac))) {
+	if (state_device_name(st, name)) {
 		log_printable(name, shown, sizeof(shown));
 		snprintf(out, len, "now named %s", shown);
 	} else {

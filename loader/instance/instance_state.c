@@ -114,13 +114,19 @@ void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_op
 	cm->redirect_ifindex = st->redirect_ifindex;
 }
 
+bool state_device_name(const struct cpusteer_instance_state *st, char name[IF_NAMESIZE])
+{
+	__u8 mac[6];
+
+	return if_indextoname(st->ifindex, name) && !device_hwaddr(name, mac) &&
+	       !memcmp(mac, st->hwaddr, sizeof(mac));
+}
+
 bool state_device_here(const struct cpusteer_instance_state *st)
 {
 	char name[IF_NAMESIZE];
-	__u8 mac[6];
 
-	return if_indextoname(st->ifindex, name) && !strncmp(name, st->ifname, sizeof(st->ifname)) &&
-	       !device_hwaddr(name, mac) && !memcmp(mac, st->hwaddr, sizeof(mac));
+	return state_device_name(st, name) && !strncmp(name, st->ifname, sizeof(st->ifname));
 }
 
 void state_set_saved(struct cpusteer_instance_state *st, const struct device_settings *saved)

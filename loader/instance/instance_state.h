@@ -36,6 +36,11 @@ void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_op
  * the same device renamed).
  */
 bool state_device_here(const struct cpusteer_instance_state *st);
+/* Whether the device the instance was loaded on (its recorded index and
+ * hardware address) is in the caller's network namespace, and its name
+ * now, which a rename may have changed.
+ */
+bool state_device_name(const struct cpusteer_instance_state *st, char name[IF_NAMESIZE]);
 
 /* `saved`: the device's values from before cpusteer first changed them;
  * `applied`: the values cpusteer set.
