@@ -444,26 +444,26 @@ static void write_table(struct steer_instance *in, const __u32 *table, __u32 nbu
 			__atomic_store_n(bucket_slot(in, b), table[b], __ATOMIC_RELAXED);
 }
 
-/* CPUs with a cpumap entry that `t` does not use. */
-static bool has_unused_entries(struct steer_instance *in, const struct instance_target *t)
+/* Removes every cpumap entry `t` does not use. A packet that read a
+ * bucket's old owner before the table changed may still be on its way to
+ * that CPU's entry: the runs that began before the last write must end
+ * before the first entry goes, whether or not the configuration changed
+ * with the table (`waited`: its write waited already).
+ */
+static void drop_unused_entries(struct steer_instance *in, const struct instance_target *t,
+				bool waited)
 {
 	struct bpf_cpumap_val val;
 	__u32 cpu;
 
-	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
-		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
-			return true;
-	return false;
-}
-
-static void drop_unused_entries(struct steer_instance *in, const struct instance_target *t)
-{
-	struct bpf_cpumap_val val;
-	__u32 cpu;
-
-	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++)
-		if (!cpu_in_use(t, cpu) && !bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
-			bpf_map_delete_elem(in->maps.cpu_map, &cpu);
+	for (cpu = 0; cpu < (__u32)in->ncpus; cpu++) {
+		if (cpu_in_use(t, cpu) || bpf_map_lookup_elem(in->maps.cpu_map, &cpu, &val))
+			continue;
+		if (!waited)
+			wait_for_running_programs();
+		waited = true;
+		bpf_map_delete_elem(in->maps.cpu_map, &cpu);
+	}
 }
 
 int instance_converge(struct steer_instance *in, const struct instance_target *t)
@@ -482,17 +482,9 @@ int instance_converge(struct steer_instance *in, const struct instance_target *t
 	clear_redirect_target(in, t->cm);
 	write_table(in, t->table, t->cfg->nbuckets);
 	err = write_config(in, t->cfg, &waited);
-	if (err || !has_unused_entries(in, t))
-		return err;
-	/* A packet that read a bucket's old owner before the table changed
-	 * may still be on its way to that CPU's entry: the runs that began
-	 * before the last write must end before the entry goes, whether or
-	 * not the configuration changed with the table.
-	 */
-	if (!waited)
-		wait_for_running_programs();
-	drop_unused_entries(in, t);
-	return 0;
+	if (!err)
+		drop_unused_entries(in, t, waited);
+	return err;
 }
 
 int instance_configure(struct steer_instance *in, const struct cpuset *cpus,
