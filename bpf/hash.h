@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Keyed flow hashes. SipHash-1-3 is the default: it is a keyed PRF, so a
- * sender who does not know the per-load key cannot choose flows that pile
- * onto one CPU; the kernel's own flow hash made the same move away from
- * jhash. jhash (Bob Jenkins' lookup3, keyed by its 32-bit initval only) is
- * kept as the cheaper alternative that `cpusteer bench --program` measures
- * against; docs/hash-choice.md has the figures.
+/* Keyed flow hashes, both over the same message (docs/flow-hash.md):
+ *  - multilinear, the default: a sum of key-weighted message words, a
+ *    handful of independent multiplies. Pairwise independent for a sender
+ *    who cannot see where flows land;
+ *  - SipHash-1-3: a pseudo-random function, for a sender who can.
+ * docs/hash-choice.md weighs the two with measured costs.
  */
 #ifndef CPUSTEER_HASH_H
 #define CPUSTEER_HASH_H
@@ -13,51 +13,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "cpusteer.h"
+#include "cpusteer_siphash.h"
 #include "parse.h"
-
-static __always_inline __u64 rotl64(__u64 x, int bits)
-{
-	return (x << bits) | (x >> (64 - bits));
-}
-
-static __always_inline __u32 rotl32(__u32 x, int bits)
-{
-	return (x << bits) | (x >> (32 - bits));
-}
-
-struct sip_state {
-	__u64 v0, v1, v2, v3;
-};
-
-static __always_inline void sip_round(struct sip_state *s)
-{
-	s->v0 += s->v1;
-	s->v1 = rotl64(s->v1, 13) ^ s->v0;
-	s->v0 = rotl64(s->v0, 32);
-	s->v2 += s->v3;
-	s->v3 = rotl64(s->v3, 16) ^ s->v2;
-	s->v0 += s->v3;
-	s->v3 = rotl64(s->v3, 21) ^ s->v0;
-	s->v2 += s->v1;
-	s->v1 = rotl64(s->v1, 17) ^ s->v2;
-	s->v2 = rotl64(s->v2, 32);
-}
-
-static __always_inline void sip_absorb(struct sip_state *s, __u64 m)
-{
-	s->v3 ^= m;
-	sip_round(s);
-	s->v0 ^= m;
-}
-
-static __always_inline void sip_init(struct sip_state *s, const __u64 key[2])
-{
-	s->v0 = key[0] ^ 0x736f6d6570736575ULL;
-	s->v1 = key[1] ^ 0x646f72616e646f6dULL;
-	s->v2 = key[0] ^ 0x6c7967656e657261ULL;
-	s->v3 = key[1] ^ 0x7465646279746573ULL;
-}
-
 
 /* The hash message of a flow is its wire bytes: source address,
  * destination address, source port, destination port, protocol; 13 bytes
@@ -95,63 +52,33 @@ static __always_inline __u32 siphash13_flow(const struct flow *f, const __u64 ke
 		sip_absorb(&s, f->addr[3]);
 	}
 	sip_absorb(&s, flow_last_block(f));
-	s.v2 ^= 0xff;
-	sip_round(&s);
-	sip_round(&s);
-	sip_round(&s);
-	out = s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+	out = sip_finish13(&s);
 	return (__u32)(out ^ (out >> 32));
 }
 
-static __always_inline void jhash_mix(__u32 *a, __u32 *b, __u32 *c)
-{
-	*a -= *c; *a ^= rotl32(*c, 4);  *c += *b;
-	*b -= *a; *b ^= rotl32(*a, 6);  *a += *c;
-	*c -= *b; *c ^= rotl32(*b, 8);  *b += *a;
-	*a -= *c; *a ^= rotl32(*c, 16); *c += *b;
-	*b -= *a; *b ^= rotl32(*a, 19); *a += *c;
-	*c -= *b; *c ^= rotl32(*b, 4);  *b += *a;
-}
-
-static __always_inline void jhash_final(__u32 *a, __u32 *b, __u32 *c)
-{
-	*c ^= *b; *c -= rotl32(*b, 14);
-	*a ^= *c; *a -= rotl32(*c, 11);
-	*b ^= *a; *b -= rotl32(*a, 25);
-	*c ^= *b; *c -= rotl32(*b, 16);
-	*a ^= *c; *a -= rotl32(*c, 4);
-	*b ^= *a; *b -= rotl32(*a, 14);
-	*c ^= *b; *c -= rotl32(*b, 24);
-}
-
-/* lookup3's hashword over the message as little-endian 32-bit words, the
- * last (the protocol) zero-padded: 4 words for IPv4, 10 for IPv6. The
- * initval is the XOR of the key's four 32-bit words.
+/* The multilinear family (Lemire and Kaser, "Strongly universal string
+ * hashing is fast", 2014): K0 + sum of K[i+1] * w[i] modulo 2^64, of which
+ * the top 32 bits are the hash. The words are the message's 32-bit
+ * little-endian words with the length byte on top of the last one, as in
+ * SipHash's last block; IPv4 uses K1..K4 and IPv6 K1..K10, so the two
+ * families' messages never share a word vector. The products do not wait
+ * on each other, unlike SipHash's rounds.
  */
-static __always_inline __u32 jhash_flow(const struct flow *f, const __u64 key[2])
+static __always_inline __u32 multilinear_flow(const struct flow *f, const __u64 *k)
 {
-	__u32 initval = (__u32)(key[0] ^ (key[0] >> 32) ^ key[1] ^ (key[1] >> 32));
-	__u32 words = f->family == 6 ? 10 : 4;
-	__u32 a, b, c;
+	__u64 tail = (__u64)f->proto | (__u64)(f->family == 6 ? FLOW_MSG_LEN_IPV6 :
+							       FLOW_MSG_LEN_IPV4) << 24;
+	__u64 h = k[0] + k[1] * (__u32)f->addr[0] + k[2] * (f->addr[0] >> 32);
 
-	a = b = c = 0xdeadbeef + (words << 2) + initval;
-	a += (__u32)f->addr[0];
-	b += (__u32)(f->addr[0] >> 32);
 	if (f->family == 6) {
-		c += (__u32)f->addr[1];
-		jhash_mix(&a, &b, &c);
-		a += (__u32)(f->addr[1] >> 32);
-		b += (__u32)f->addr[2];
-		c += (__u32)(f->addr[2] >> 32);
-		jhash_mix(&a, &b, &c);
-		a += (__u32)f->addr[3];
-		b += (__u32)(f->addr[3] >> 32);
+		h += k[3] * (__u32)f->addr[1] + k[4] * (f->addr[1] >> 32) +
+		     k[5] * (__u32)f->addr[2] + k[6] * (f->addr[2] >> 32) +
+		     k[7] * (__u32)f->addr[3] + k[8] * (f->addr[3] >> 32) +
+		     k[9] * (__u64)f->ports + k[10] * tail;
+	} else {
+		h += k[3] * (__u64)f->ports + k[4] * tail;
 	}
-	c += f->ports;
-	jhash_mix(&a, &b, &c);
-	a += f->proto;
-	jhash_final(&a, &b, &c);
-	return c;
+	return h >> 32;
 }
 
 /* Symmetric mode makes the lower end the source, so that both directions
@@ -189,15 +116,16 @@ static __always_inline void flow_order_ends(struct flow *f)
 }
 
 /* The flow's hash under the configuration: `f` is a copy, so symmetric
- * ordering leaves the caller's flow as parsed.
+ * ordering leaves the caller's flow as parsed. --hash nic comes here only
+ * for frames the NIC gave no hash for, and takes the default.
  */
 static __always_inline __u32 flow_hash(struct flow f, const struct cpusteer_config *cfg)
 {
 	if (cfg->symmetric)
 		flow_order_ends(&f);
-	if (cfg->hash_fn == CPUSTEER_HASH_JHASH)
-		return jhash_flow(&f, cfg->key);
-	return siphash13_flow(&f, cfg->key);
+	if (cfg->hash_fn == CPUSTEER_HASH_SIPHASH13)
+		return siphash13_flow(&f, cfg->key);
+	return multilinear_flow(&f, cfg->multilinear_key);
 }
 
 #endif /* CPUSTEER_HASH_H */

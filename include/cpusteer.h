@@ -73,10 +73,13 @@ enum cpusteer_inner_fallback {
 };
 
 enum cpusteer_hash_fn {
-	CPUSTEER_HASH_SIPHASH13 = 0,
-	CPUSTEER_HASH_JHASH = 1,
+	/* The default: a few multiply-adds, pairwise independent under the
+	 * key; docs/hash-choice.md says when to choose SipHash instead.
+	 */
+	CPUSTEER_HASH_MULTILINEAR = 0,
+	CPUSTEER_HASH_SIPHASH13 = 1,
 	/* The RX hash the NIC computed (XDP metadata), for frames it gives
-	 * one for; siphash13 with the key for the others.
+	 * one for; multilinear with the key for the others.
 	 */
 	CPUSTEER_HASH_NIC = 2,
 };
@@ -98,6 +101,11 @@ enum cpusteer_nic_hash {
  */
 #define CPUSTEER_CONFIG_SLOTS 2
 
+/* The multilinear hash's 32-bit message words: 10 for IPv6, 4 for IPv4.
+ * It has a key word per message word and one more, added to the sum.
+ */
+#define CPUSTEER_MULTILINEAR_WORDS 10
+
 struct cpusteer_config {
 	__u64 key[2];		/* 128-bit hash key */
 	__u32 nbuckets;		/* used entries of the indirection table */
@@ -114,6 +122,10 @@ struct cpusteer_config {
 	 * nearly all UDP that is no tunnel before any port is compared.
 	 */
 	__u64 udp_tunnel_filter;
+	/* Drawn from `key` by the loader whenever it writes a slot, so that
+	 * --key alone decides every family's hash (docs/flow-hash.md).
+	 */
+	__u64 multilinear_key[CPUSTEER_MULTILINEAR_WORDS + 1];
 };
 
 /* The fields that decide a flow's CPU and nothing else. IPv4 addresses sit
@@ -254,7 +266,7 @@ enum cpusteer_phase {
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 7
+#define CPUSTEER_STATE_VERSION 8
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -213,7 +213,7 @@ static int check_nic_hash(struct load_opts *lo, const struct instance_dir *d, in
 	}
 	log_set_where(NULL);
 	if (!err && !device_rx_hash(ifindex))
-		log_err("note: the driver of %s gives XDP no RX hash: every frame takes the software hash (siphash13)",
+		log_err("note: the driver of %s gives XDP no RX hash: every frame takes the software hash (multilinear)",
 			d->shown);
 	return err;
 }

@@ -116,17 +116,18 @@ static int parse_non_ip(const char *arg, __u32 *cpu)
 
 static int parse_hash(const char *arg, __u32 *fn)
 {
-	if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_SIPHASH13)))
-		*fn = CPUSTEER_HASH_SIPHASH13;
-	else if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_JHASH)))
-		*fn = CPUSTEER_HASH_JHASH;
-	else if (!strcmp(arg, hash_fn_name(CPUSTEER_HASH_NIC)))
-		*fn = CPUSTEER_HASH_NIC;
-	else {
-		log_err("bad --hash '%s': expected siphash13, jhash or nic", arg);
-		return -EINVAL;
+	static const __u32 families[] = {
+		CPUSTEER_HASH_MULTILINEAR, CPUSTEER_HASH_SIPHASH13, CPUSTEER_HASH_NIC,
+	};
+
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		if (!strcmp(arg, hash_fn_name(families[i]))) {
+			*fn = families[i];
+			return 0;
+		}
 	}
-	return 0;
+	log_err("bad --hash '%s': expected multilinear, siphash13 or nic", arg);
+	return -EINVAL;
 }
 
 static int opt_cpus(void *opts, const char *arg)
@@ -224,9 +225,10 @@ const struct cli_option steer_options[] = {
 	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
 	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
 	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
-	CLI_OPTION("hash", "siphash13|jhash|nic", opt_hash,
-		   "flow hash; nic: the NIC's RX hash where it gives\n"
-		   "one (load only; Linux 6.3+), siphash13 elsewhere", "siphash13"),
+	CLI_OPTION("hash", "multilinear|siphash13|nic", opt_hash,
+		   "flow hash; siphash13 if senders can time where\n"
+		   "flows land; nic: the NIC's RX hash where it gives\n"
+		   "one (load only; Linux 6.3+), multilinear elsewhere", "multilinear"),
 	CLI_OPTION("inner", "LIST", opt_inner,
 	  "steer tunnels by their inner flow: vxlan[:PORT],\ngeneve[:PORT], gre, ipip, sit, all or none",
 	  "none"),

@@ -43,9 +43,9 @@ KEYS = ("000102030405060708090a0b0c0d0e0f", "f00dfeed0123456789abcdef13579bdf")
 # The configurations each frame is classified under: (name, cpus, options).
 CONFIGS = (
     ("inner-all", "0-1", ["--key", KEYS[0], "--inner", "all", "--buckets", "509"]),
-    ("inner-some-symmetric-jhash", "1",
+    ("inner-some-symmetric-siphash13", "1",
      ["--key", KEYS[1], "--inner", "vxlan:8472,geneve,gre,ipip", "--non-ip", "cpu:1",
-      "--symmetric", "--hash", "jhash", "--buckets", "64"]),
+      "--symmetric", "--hash", "siphash13", "--buckets", "64"]),
     ("no-inner", "0-1", ["--key", KEYS[1], "--non-ip", "cpu:0"]),
 )
 MAX_FRAME = 1514
@@ -312,7 +312,7 @@ def spec_config(options):
             continue
         opts[options[i]] = options[i + 1]
         i += 2
-    return verdict.Config(bytes.fromhex(opts["--key"]), opts.get("--hash", "siphash13"),
+    return verdict.Config(bytes.fromhex(opts["--key"]), opts.get("--hash", "multilinear"),
                           "--symmetric" in options, int(opts.get("--buckets", 512)),
                           opts.get("--inner", "none"), opts.get("--non-ip", "pass"))
 

@@ -6,7 +6,7 @@ from the specification rather than from the BPF source, so that a
 selftest can hold the two against each other (selftests/test_classify_cli.sh;
 scripts/flow-verdict.py uses it for the frames of a capture).
 
-    scripts/flow-hash.py --key HEX [--hash siphash13|jhash] [--symmetric]
+    scripts/flow-hash.py --key HEX [--hash multilinear|siphash13] [--symmetric]
                          [--buckets N] SRC DST PROTO [SPORT DPORT]
 
 SRC and DST are IPv4 or IPv6 addresses, PROTO a protocol number; give
@@ -15,6 +15,7 @@ them (not for a non-first fragment). Prints the message in hex, the 32-bit
 hash and the bucket.
 """
 import argparse
+import functools
 import ipaddress
 import struct
 import sys
@@ -25,10 +26,6 @@ MASK32 = (1 << 32) - 1
 
 def rotl64(x, bits):
     return ((x << bits) | (x >> (64 - bits))) & MASK64
-
-
-def rotl32(x, bits):
-    return ((x << bits) | (x >> (32 - bits))) & MASK32
 
 
 def sip_round(v):
@@ -64,44 +61,30 @@ def siphash13(key, message):
     return v[0] ^ v[1] ^ v[2] ^ v[3]
 
 
-def jhash_mix(a, b, c):
-    a = (a - c) & MASK32; a ^= rotl32(c, 4); c = (c + b) & MASK32
-    b = (b - a) & MASK32; b ^= rotl32(a, 6); a = (a + c) & MASK32
-    c = (c - b) & MASK32; c ^= rotl32(b, 8); b = (b + a) & MASK32
-    a = (a - c) & MASK32; a ^= rotl32(c, 16); c = (c + b) & MASK32
-    b = (b - a) & MASK32; b ^= rotl32(a, 19); a = (a + c) & MASK32
-    c = (c - b) & MASK32; c ^= rotl32(b, 4); b = (b + a) & MASK32
-    return a, b, c
+HASH_FAMILIES = ["multilinear", "siphash13"]
+MULTILINEAR_KEY_WORDS = 11
 
 
-def jhash_final(a, b, c):
-    c ^= b; c = (c - rotl32(b, 14)) & MASK32
-    a ^= c; a = (a - rotl32(c, 11)) & MASK32
-    b ^= a; b = (b - rotl32(a, 25)) & MASK32
-    c ^= b; c = (c - rotl32(b, 16)) & MASK32
-    a ^= c; a = (a - rotl32(c, 4)) & MASK32
-    b ^= a; b = (b - rotl32(a, 14)) & MASK32
-    c ^= b; c = (c - rotl32(b, 24)) & MASK32
-    return c
+@functools.lru_cache(maxsize=16)
+def multilinear_key(key):
+    """The multilinear hash's key words: word i is SipHash-1-3 under the
+    16-byte key of the 8-byte little-endian number i."""
+    return [siphash13(key, struct.pack("<Q", i)) for i in range(MULTILINEAR_KEY_WORDS)]
 
 
-def jhash_words(words, initval):
-    """lookup3's hashword over a list of 32-bit words."""
-    a = b = c = (0xDEADBEEF + (len(words) << 2) + initval) & MASK32
-    while len(words) > 3:
-        a = (a + words[0]) & MASK32
-        b = (b + words[1]) & MASK32
-        c = (c + words[2]) & MASK32
-        a, b, c = jhash_mix(a, b, c)
-        words = words[3:]
-    for slot, word in enumerate(words):
-        if slot == 0:
-            a = (a + word) & MASK32
-        elif slot == 1:
-            b = (b + word) & MASK32
-        else:
-            c = (c + word) & MASK32
-    return jhash_final(a, b, c)
+def multilinear_words(message):
+    """The message as 32-bit little-endian words, after two zero bytes and
+    a byte holding its length: 4 words for IPv4, 10 for IPv6."""
+    padded = message + bytes(2) + bytes([len(message)])
+    return struct.unpack("<%dI" % (len(padded) // 4), padded)
+
+
+def multilinear(words, k):
+    """K0 plus the sum of K[i+1] * word i, modulo 2^64; its top 32 bits."""
+    total = k[0]
+    for i, word in enumerate(words):
+        total += k[i + 1] * word
+    return (total & MASK64) >> 32
 
 
 def flow_message(src, dst, proto, sport, dport, symmetric):
@@ -112,11 +95,8 @@ def flow_message(src, dst, proto, sport, dport, symmetric):
 
 
 def flow_hash(key, message, hash_fn):
-    if hash_fn == "jhash":
-        padded = message + bytes(-len(message) % 4)
-        words = list(struct.unpack("<%dI" % (len(padded) // 4), padded))
-        k = struct.unpack("<IIII", key)
-        return jhash_words(words, k[0] ^ k[1] ^ k[2] ^ k[3])
+    if hash_fn == "multilinear":
+        return multilinear(multilinear_words(message), multilinear_key(key))
     h = siphash13(key, message)
     return (h ^ (h >> 32)) & MASK32
 
@@ -124,7 +104,7 @@ def flow_hash(key, message, hash_fn):
 def add_hash_options(p):
     """The options that choose a flow's hash and bucket, as cpusteer's."""
     p.add_argument("--key", required=True, type=key_of, help="32 hex digits, as --key")
-    p.add_argument("--hash", default="siphash13", choices=["siphash13", "jhash"])
+    p.add_argument("--hash", default="multilinear", choices=HASH_FAMILIES)
     p.add_argument("--symmetric", action="store_true")
     p.add_argument("--buckets", type=int, default=512)
 

@@ -7,7 +7,7 @@ written from the specification rather than from the BPF source, so that
 scripts/flow-fuzz.py can hold the kernel program against it. The hash
 itself is scripts/flow-hash.py's.
 
-    scripts/flow-verdict.py --key HEX [--hash siphash13|jhash] [--symmetric]
+    scripts/flow-verdict.py --key HEX [--hash multilinear|siphash13] [--symmetric]
                             [--buckets N] [--inner LIST] [--non-ip pass|cpu:N]
                             FILE.pcap
 
@@ -74,7 +74,7 @@ class Datagram:
 
 
 class Config:
-    def __init__(self, key, hash_fn="siphash13", symmetric=False, buckets=512,
+    def __init__(self, key, hash_fn="multilinear", symmetric=False, buckets=512,
                  inner="none", non_ip="pass"):
         self.key, self.hash_fn, self.symmetric, self.buckets = key, hash_fn, symmetric, buckets
         self.non_ip_cpu = None if non_ip == "pass" else int(non_ip.split(":", 1)[1])

@@ -170,7 +170,7 @@ test_nic_hash_runs() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 cases = {c["name"]: c for s in d["scenarios"] for c in s["cases"]}
-for name in ("stack-siphash13", "stack-nic"):
+for name in ("stack-multilinear", "stack-nic"):
     c = cases.get(name)
     if not c or not c["runs"]:
         print(name, "did not run")
@@ -178,8 +178,8 @@ for name in ("stack-siphash13", "stack-nic"):
     r = c["runs"][0]
     if not r["frames_received"] or not (r["bpf_ns_per_packet"] or 0) > 0:
         print(name, "received", r["frames_received"], "bpf ns", r["bpf_ns_per_packet"])
-if cases.get("stack-nic", {}).get("baseline") != "stack-siphash13":
-    print("stack-nic is not compared with stack-siphash13")
+if cases.get("stack-nic", {}).get("baseline") != "stack-multilinear":
+    print("stack-nic is not compared with stack-multilinear")
 PY
 )
 	[ -z "$res" ] || t_fail "$res"

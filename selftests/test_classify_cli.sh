@@ -227,7 +227,7 @@ classify_agrees_with_flow_hash_script() {
 	local opts n=0
 
 	have_captures || return
-	for opts in "" "--symmetric" "--hash jhash" "--hash jhash --symmetric"; do
+	for opts in "" "--symmetric" "--hash siphash13" "--hash siphash13 --symmetric"; do
 		n=$((n + 1))
 		# shellcheck disable=SC2086 # the options are words
 		classify_json "$T_TMP/spec$n.json" --key "$KEY_A" --buckets 509 $opts "$SAMPLE" || return
@@ -243,7 +243,7 @@ for p in json.load(open(sys.argv[3]))["packets"]:
     message = flow_hash.flow_message(ipaddress.ip_address(f["src"]), ipaddress.ip_address(f["dst"]),
                                      protos[f["proto"]], f["sport"], f["dport"],
                                      "--symmetric" in opts)
-    h = flow_hash.flow_hash(key, message, "jhash" if "jhash" in opts else "siphash13")
+    h = flow_hash.flow_hash(key, message, "siphash13" if "siphash13" in opts else "multilinear")
     checked += 1
     if (p["hash"], p["bucket"]) != (h, h * 509 >> 32):
         print("frame %d (%s): kernel hash %d bucket %d, specification %d bucket %d"

@@ -48,7 +48,7 @@ static void test_lines_apply_as_options(void)
 		   "qsize = 64\r\n"
 		   "key = " KEY "\n"
 		   "  # indented comment\n"
-		   "hash = jhash\n"
+		   "hash = siphash13\n"
 		   "gro = off\n"
 		   "xdp-mode = skb\n"
 		   "bucket-stats = yes\n"
@@ -61,7 +61,7 @@ static void test_lines_apply_as_options(void)
 	ASSERT_EQ(lo.cm.qsize, 64, "qsize, the line ended by CR LF");
 	ASSERT_EQ(lo.qsize_given, 1, "qsize given");
 	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
-	ASSERT_EQ(lo.steer.cfg.hash_fn, CPUSTEER_HASH_JHASH, "hash");
+	ASSERT_EQ(lo.steer.cfg.hash_fn, CPUSTEER_HASH_SIPHASH13, "hash");
 	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only gro asked of the device");
 	ASSERT_EQ(lo.dev.gro, 0, "gro off");
 	ASSERT_EQ(lo.xdp_mode_given, 1, "xdp-mode given");

@@ -370,7 +370,7 @@ static void test_info_has_the_settings_not_the_key(void)
 	m.cfg.symmetric = 1;
 	m.cfg.non_ip_cpu = 1;
 	text = exposition(in, 1);
-	ASSERT_LINE(text, "cpusteer_instance_info{" L ",xdp_mode=\"native\",hash=\"siphash13\","
+	ASSERT_LINE(text, "cpusteer_instance_info{" L ",xdp_mode=\"native\",hash=\"multilinear\","
 		    "symmetric=\"true\",inner=\"none\",non_ip=\"cpu:1\",remote=\"drop\",qsize=\"2048\","
 		    "buckets=\"512\",bucket_stats=\"false\",program_id=\"77\"} 1");
 	ASSERT_TRUE(!strstr(text, "1122334455667788") && !strstr(text, "key"), "no key in the text");

@@ -87,7 +87,7 @@ test_completion_offers_every_option() {
 }
 
 test_completion_offers_values_and_interfaces() {
-	t_eq "load IFACE --hash <TAB>" "$(printf '%s\n' jhash nic siphash13)" \
+	t_eq "load IFACE --hash <TAB>" "$(printf '%s\n' multilinear nic siphash13)" \
 		"$(complete_words cpusteer load lo --hash '')"
 	t_eq "set IFACE --gro <TAB>" "$(printf '%s\n' off on)" \
 		"$(complete_words cpusteer set lo --gro '')"

@@ -41,12 +41,12 @@ test_load_takes_the_file() {
 	local got
 
 	write_config main.conf "# the test's instance" "cpus = 0" "buckets = 64" "qsize = 512" \
-		"hash = jhash" "key = $KEY1" "symmetric = yes" "gro = off"
+		"hash = siphash13" "key = $KEY1" "symmetric = yes" "gro = off"
 	in_b ethtool -K "$VB" gro on
 	cs load "$VB" --config "$NETNS_TMP/main.conf" >/dev/null ||
 		{ t_fail "load --config failed"; return; }
 	got=$(status_of cpus buckets qsize hash symmetric | tr '\n' ' ')
-	t_eq "status after load --config" "cpus 0 buckets 64 qsize 512 hash jhash symmetric true " "$got"
+	t_eq "status after load --config" "cpus 0 buckets 64 qsize 512 hash siphash13 symmetric true " "$got"
 	t_eq "GRO as the file says" "gro off" "$(device_state_b | grep '^gro ')"
 }
 
@@ -54,7 +54,7 @@ test_reload_applies_the_changed_file() {
 	local got before after
 
 	"$TOOLS/steer_maps" table "$PINS" 64 >"$NETNS_TMP/table.before"
-	write_config main.conf "cpus = 0" "buckets = 64" "qsize = 256" "hash = jhash" \
+	write_config main.conf "cpus = 0" "buckets = 64" "qsize = 256" "hash = siphash13" \
 		"key = $KEY1" "symmetric = yes" "gro = off"
 	cs set "$VB" --config "$NETNS_TMP/main.conf" >/dev/null ||
 		{ t_fail "set --config failed"; return; }
@@ -68,7 +68,7 @@ test_reload_applies_the_changed_file() {
 		{ t_fail "set --config with fewer keys failed"; return; }
 	got=$(status_of cpus buckets hash symmetric | tr '\n' ' ')
 	t_eq "status after a reload giving only cpus and qsize" \
-		"cpus 0,1 buckets 64 hash jhash symmetric true " "$got"
+		"cpus 0,1 buckets 64 hash siphash13 symmetric true " "$got"
 	before=$(loaded_state)
 	write_config main.conf "cpus = 0" "xdp-mode = skb"
 	got=$(cs set "$VB" --config "$NETNS_TMP/main.conf" 2>&1 >/dev/null)

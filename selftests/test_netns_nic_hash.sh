@@ -73,7 +73,7 @@ t_end
 t_begin "$XDP"
 read_counters "$NETNS_TMP/c0"
 nic_counts >"$NETNS_TMP/n0"
-# One flow, sent by XDP: no driver hash, so every frame takes siphash13
+# One flow, sent by XDP: no driver hash, so every frame takes multilinear
 # and goes to the CPU classify names for it.
 bg_a "$CPUSTEER" gen "$VA" --flows 1 --duration 60 >/dev/null
 gen=$BG_PID
@@ -94,7 +94,7 @@ t_eq "frames without a driver hash" "$sent" \
 	"$(($(field "$NETNS_TMP/n2" none) - $(field "$NETNS_TMP/n0" none)))"
 t_eq "frames steered by the driver's hash meanwhile" 0 \
 	"$(($(field "$NETNS_TMP/n2" used) - $(field "$NETNS_TMP/n0" used)))"
-t_eq "frames redirected to CPU $cpu, where siphash13 puts the flow" "$sent" \
+t_eq "frames redirected to CPU $cpu, where multilinear puts the flow" "$sent" \
 	"$(($(field "$NETNS_TMP/c1" "redirected_cpu$cpu") - $(field "$NETNS_TMP/c0" "redirected_cpu$cpu")))"
 t_end
 
@@ -138,6 +138,6 @@ refuse "--no-touch" cs load "$VB" --hash nic --no-touch
 refuse "--inner" cs load "$VB" --hash nic --inner gre
 out=$(cs load "$VB" --cpus 0-1 2>&1) || t_fail "load failed: $out"
 refuse "to or from nic" cs set "$VB" --hash nic
-t_eq "hash after set --hash nic" siphash13 "$(cs status "$VB" --json | jq -r ".instances[0].hash")"
+t_eq "hash after set --hash nic" multilinear "$(cs status "$VB" --json | jq -r ".instances[0].hash")"
 t_end
 t_exit

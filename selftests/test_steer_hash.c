@@ -204,17 +204,16 @@ static void flow_cpu_is_table_entry_of_its_bucket(void)
 
 /* Flow hashes worked out from the flow hash specification alone, by an
  * implementation outside this project (SipHash-1-3 checked against its
- * published vectors, lookup3 against Bob Jenkins' driver values), never
- * read off the program. The message is the flow's wire bytes: source
+ * published vectors), never read off the program. The message is the flow's wire bytes: source
  * address, destination address, source port, destination port, protocol;
  * ports are zero for fragments and protocols without ports, and symmetric
  * mode puts the lower end (address as a big-endian number, then port)
  * first. SipHash-1-3 takes k0 and k1 as the little-endian bytes 0-7 and
- * 8-15 of --key and is folded to (u32)(h ^ h >> 32); jhash is lookup3's
- * hashword over the message as little-endian words, the last zero-padded,
- * with initval the XOR of the key's four little-endian words (KEY_A,
- * KEY_B and KEY_SIPREF give 0, so jhash rows use KEY_C: 0xbaedd26b). The
- * bucket is hash * nbuckets >> 32.
+ * 8-15 of --key and is folded to (u32)(h ^ h >> 32); multilinear is the
+ * top 32 bits of K0 + sum of K[i+1] * w[i] modulo 2^64, where w are the
+ * message's little-endian 32-bit words after two zero bytes and a length
+ * byte, and K[i] is SipHash-1-3 under --key of the 8-byte little-endian i.
+ * The bucket is hash * nbuckets >> 32.
  */
 #define KEY_SIPREF "000102030405060708090a0b0c0d0e0f"	/* SipHash's test key */
 #define KEY_C "f00dfeed0123456789abcdef13579bdf"
@@ -265,23 +264,26 @@ static const struct known_answer known_answers[] = {
 	  KEY_C, "siphash13", true, 512, 0x5ab25d22, 181 },
 	/* c0000201 c6336402 04d2 0050 11 */
 	{ "192.0.2.1", "198.51.100.2", 1234, 80, IPPROTO_UDP, false,
-	  KEY_C, "jhash", false, 512, 0xce7fbb9d, 412 },
+	  KEY_C, "multilinear", false, 512, 0x0f499b12, 30 },
 	/* 20010db8 00000000 00000000 00000001 20010db8 00000000 00000000
 	 * 00000002 01bb c350 06
 	 */
 	{ "2001:db8::1", "2001:db8::2", 443, 50000, IPPROTO_TCP, false,
-	  KEY_C, "jhash", false, 61, 0x2726e906, 9 },
+	  KEY_C, "multilinear", false, 61, 0xf2c390d4, 57 },
 	/* 0a010203 0a030201 0000 0000 01 */
 	{ "10.1.2.3", "10.3.2.1", 0, 0, IPPROTO_ICMP, false,
-	  KEY_C, "jhash", false, 512, 0x3e78d633, 124 },
+	  KEY_C, "multilinear", false, 512, 0x409cd236, 129 },
 	/* 20010db8 00000000 00000000 00000001 20010db8 00000000 00000000
-	 * 00000002 0000 0000 11
+	 * 00000002 0000 0000 11: the first fragment
 	 */
 	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, true,
-	  KEY_C, "jhash", false, 100, 0xf1f0aa23, 94 },
-	/* 09000002 0a000001 0050 1388 06 */
+	  KEY_C, "multilinear", false, 100, 0xb6c3ec01, 71 },
+	/* 09000002 0a000001 0050 1388 06: symmetric, the ends swapped */
 	{ "10.0.0.1", "9.0.0.2", 5000, 80, IPPROTO_TCP, false,
-	  KEY_C, "jhash", true, 1000, 0x022700eb, 8 },
+	  KEY_C, "multilinear", true, 1000, 0xdb2d6dc0, 856 },
+	/* 20010db8 00000000 00000000 00000005 (twice) 0002 0100 11: symmetric */
+	{ "2001:db8::5", "2001:db8::5", 256, 2, IPPROTO_UDP, false,
+	  KEY_A, "multilinear", true, 512, 0x52843dde, 165 },
 	/* The rest: the worked examples of docs/flow-hash.md, messages there. */
 	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
 	  KEY_SIPREF, "siphash13", false, 512, 0xf4eab879, 489 },
@@ -294,13 +296,17 @@ static const struct known_answer known_answers[] = {
 	{ "198.51.100.2", "192.0.2.1", 80, 1234, IPPROTO_UDP, false,
 	  KEY_SIPREF, "siphash13", false, 512, 0x65cbd99f, 203 },
 	{ "192.0.2.1", "198.51.100.2", 1234, 80, IPPROTO_UDP, false,
-	  KEY_SIPREF, "jhash", false, 512, 0x68970058, 209 },
+	  KEY_SIPREF, "multilinear", false, 512, 0xfb6a529e, 502 },
 	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
-	  KEY_SIPREF, "jhash", false, 512, 0xae5e6494, 348 },
+	  KEY_SIPREF, "multilinear", false, 512, 0xd31c0faf, 422 },
 	{ "10.9.9.9", "10.1.1.1", 0, 0, IPPROTO_ICMP, false,
-	  KEY_SIPREF, "jhash", false, 512, 0x5633f614, 172 },
+	  KEY_SIPREF, "multilinear", false, 512, 0xc5aa0d86, 395 },
 	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, false,
-	  KEY_SIPREF, "jhash", false, 512, 0xf88985f2, 497 },
+	  KEY_SIPREF, "multilinear", false, 512, 0xffc7122e, 511 },
+	{ "198.51.100.2", "192.0.2.1", 80, 1234, IPPROTO_UDP, false,
+	  KEY_SIPREF, "multilinear", true, 512, 0xfb6a529e, 502 },
+	{ "198.51.100.2", "192.0.2.1", 80, 1234, IPPROTO_UDP, false,
+	  KEY_SIPREF, "multilinear", false, 512, 0x58927424, 177 },
 };
 
 static void known_answer_spec(const struct known_answer *ka, struct pkt_spec *s)
@@ -418,9 +424,9 @@ static void ports_spread_flows_of_two_hosts_siphash13(void)
 	spread_ports_between_two_hosts("siphash13");
 }
 
-static void ports_spread_flows_of_two_hosts_jhash(void)
+static void ports_spread_flows_of_two_hosts_multilinear(void)
 {
-	spread_ports_between_two_hosts("jhash");
+	spread_ports_between_two_hosts("multilinear");
 }
 
 static const struct tu_test tests[] = {
@@ -432,7 +438,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(flow_hash_known_answers),
 	TU_TEST(weights_3_1_give_cpu0_three_quarters),
 	TU_TEST(ports_spread_flows_of_two_hosts_siphash13),
-	TU_TEST(ports_spread_flows_of_two_hosts_jhash),
+	TU_TEST(ports_spread_flows_of_two_hosts_multilinear),
 };
 
 int main(void)

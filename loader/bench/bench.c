@@ -149,7 +149,7 @@ const struct cli_command bench_command = {
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"
-		   "  nic-hash        iperf3 UDP through the sender's stack, steered by siphash13\n"
+		   "  nic-hash        iperf3 UDP through the sender's stack, steered by multilinear\n"
 		   "                  against --hash nic: the BPF ns per packet of each\n"
 		   "  skewed          " CLI_NUMBER(SKEW_ELEPHANTS) " of the --flows flows carry "
 		   CLI_NUMBER(SKEW_SHARE) "% of the frames, all on one\n"

@@ -131,7 +131,7 @@ static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flo
 	}
 }
 
-/* The cost of reading the NIC's hash against computing siphash13, in
+/* The cost of reading the NIC's hash against computing the default one, in
  * the kernel's run time of the program per frame: a veth gives the hash
  * only for frames its peer's stack sent, so the traffic is iperf3 over
  * UDP, four streams of small datagrams, steered into the stack.
@@ -140,8 +140,8 @@ static void add_nic_hash(struct bench_result *r)
 {
 	int b, i;
 
-	b = add_case(r, SC_NIC_HASH, "stack-siphash13",
-		     "iperf3 UDP x4, 18-byte datagrams, steered by siphash13", -1, RX_STEER, "none",
+	b = add_case(r, SC_NIC_HASH, "stack-multilinear",
+		     "iperf3 UDP x4, 18-byte datagrams, steered by multilinear", -1, RX_STEER, "none",
 		     4, -1, false);
 	i = add_case(r, SC_NIC_HASH, "stack-nic",
 		     "the same, --hash nic: the veth's RX hash", b, RX_STEER, "none", 4, -1, false);

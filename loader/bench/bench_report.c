@@ -323,7 +323,7 @@ void bench_print_summary(const struct bench_result *r, FILE *f)
 	fprintf(f, "\nsummary: median of %u run%s; (xR) = ratio to the scenario's baseline, taken run by run\n",
 		r->runs, r->runs == 1 ? "" : "s");
 	if (!r->dev)
-		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP, siphash13 for --hash nic, the static table for balance\n");
+		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP, the default multilinear hash for --hash nic, the static table for balance\n");
 	fputc('\n', f);
 	print_rates(r, f);
 	print_frames(r, f);

@@ -89,9 +89,10 @@ static int stacked(struct steer_instance *in, const struct skew_frames *f, __u32
 	return 1;
 }
 
-/* SipHash is a keyed PRF: the keys 1, 2, 3, ... place the elephants as
- * independently of each other as random keys would, and always in the
- * same order.
+/* Every family's key words come out of SipHash, a keyed PRF, under the
+ * --key: the keys 1, 2, 3, ... place the elephants as independently of
+ * each other as random keys would, and always in the same order. The
+ * search uses the default family, as the load it is for does.
  */
 static int search(struct steer_instance *in, struct cpusteer_config *cfg,
 		  const struct skew_frames *f, struct skew_key *k)
@@ -121,8 +122,7 @@ int skew_find_key(const char *cpus, const struct trafficgen_opts *o, struct skew
 {
 	struct cpumap_opts cm = { .qsize = SKEW_QSIZE, .remote = REMOTE_NONE };
 	struct cpusteer_config cfg = { .nbuckets = CPUSTEER_DEFAULT_BUCKETS,
-				       .non_ip_cpu = CPUSTEER_NON_IP_PASS,
-				       .hash_fn = CPUSTEER_HASH_SIPHASH13 };
+				       .non_ip_cpu = CPUSTEER_NON_IP_PASS };
 	struct skew_frames f = {};
 	struct steer_instance in;
 	struct cpuset set;

@@ -14,6 +14,7 @@
 #include "indirection.h"
 #include "instance.h"
 #include "log.h"
+#include "multilinear_key.h"
 #include "steer.skel.h"
 #include "steer_nic.skel.h"
 
@@ -338,12 +339,14 @@ static void wait_for_running_programs(void)
 /* Fill the slot no packet reads, then point packets at it. Waiting for the
  * runs that may still read the old slot makes it free for the next write:
  * a packet sees one whole configuration, never two halves. A configuration
- * already in force is left alone, wait and all: *waited says which.
+ * already in force is left alone, wait and all: *waited says which. The
+ * multilinear key words are drawn here, the one way into the map, so no
+ * slot can hold words of another --key.
  */
-static int write_config(struct steer_instance *in, const struct cpusteer_config *cfg,
+static int write_config(struct steer_instance *in, const struct cpusteer_config *given,
 			bool *waited)
 {
-	struct cpusteer_config now;
+	struct cpusteer_config now, cfg = *given;
 	__u32 slot, zero = 0;
 	int err = active_slot(in, &slot);
 
@@ -352,10 +355,11 @@ static int write_config(struct steer_instance *in, const struct cpusteer_config 
 		log_err("cannot read the configuration slot: %s", strerror(-err));
 		return err;
 	}
-	if (!bpf_map_lookup_elem(in->maps.config_map, &slot, &now) && !memcmp(&now, cfg, sizeof(now)))
+	multilinear_key_draw(&cfg);
+	if (!bpf_map_lookup_elem(in->maps.config_map, &slot, &now) && !memcmp(&now, &cfg, sizeof(now)))
 		return 0;
 	slot = (slot + 1) % CPUSTEER_CONFIG_SLOTS;
-	if (bpf_map_update_elem(in->maps.config_map, &slot, cfg, 0) ||
+	if (bpf_map_update_elem(in->maps.config_map, &slot, &cfg, 0) ||
 	    bpf_map_update_elem(in->maps.config_slot, &zero, &slot, 0)) {
 		log_err("cannot write the steering configuration: %s", strerror(errno));
 		return -errno;

@@ -78,12 +78,12 @@ const char *xdp_verdict_name(int verdict)
 const char *hash_fn_name(__u32 fn)
 {
 	switch (fn) {
-	case CPUSTEER_HASH_JHASH:
-		return "jhash";
+	case CPUSTEER_HASH_SIPHASH13:
+		return "siphash13";
 	case CPUSTEER_HASH_NIC:
 		return "nic";
 	default:
-		return "siphash13";
+		return "multilinear";
 	}
 }
 
