@@ -16,6 +16,7 @@
 #include "elsewhere.h"
 #include "instance.h"
 #include "log.h"
+#include "names.h"
 #include "options.h"
 #include "pin_tree.h"
 #include "instance_state.h"
@@ -45,8 +46,8 @@ struct stats_ctx {
 	struct stats_sample base, prev, cur;
 };
 
-/* The target CPUs the instance is set up for, read each interval since
- * `cpusteer set` may change them underneath.
+/* The target CPUs and the hash the instance is set up for, read each
+ * interval since `cpusteer set` may change them underneath.
  */
 static void read_targets(struct stats_ctx *c)
 {
@@ -62,7 +63,10 @@ static void read_targets(struct stats_ctx *c)
 				c->v.configured[st.cpus[i]] = true;
 		c->v.remote_configured = st.remote != REMOTE_NONE;
 	}
-	if (!instance_read_config(&c->in, &cfg) && cfg.non_ip_cpu < (__u32)ncpus)
+	if (instance_read_config(&c->in, &cfg))
+		return;
+	c->v.hash = hash_fn_name(cfg.hash_fn);
+	if (cfg.non_ip_cpu < (__u32)ncpus)
 		c->v.configured[cfg.non_ip_cpu] = true;
 }
 

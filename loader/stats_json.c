@@ -216,6 +216,8 @@ void stats_print_json(const struct stats_view *v, double dt, const struct timesp
 	json_init(&j, stdout);
 	json_object_open(&j, NULL);
 	json_string(&j, "interface", v->ifname);
+	if (v->hash)
+		json_string(&j, "hash", v->hash);
 	json_double(&j, "interval_s", dt);
 	json_string(&j, "time", when);
 	json_rx(&j, v, dt);

@@ -16,6 +16,7 @@
 
 struct stats_view {
 	const char *ifname;
+	const char *hash;		/* the flow hash in force, by name */
 	int ncpus;
 	bool extended;			/* --extended: rows at zero, per-CPU rows */
 	bool *configured;		/* [cpu]: a target of the instance's set */

@@ -128,8 +128,9 @@ test_json_lines() {
 	while IFS= read -r line; do
 		n=$((n + 1))
 		t_eq "keys of line $n" \
-			'["enqueue","exceptions","interface","interval_s","kthread","redirect_errors","redirect_per_target","remote","rx","time","totals","tracepoints"]' \
+			'["enqueue","exceptions","hash","interface","interval_s","kthread","redirect_errors","redirect_per_target","remote","rx","time","totals","tracepoints"]' \
 			"$(jq -c 'keys' <<<"$line" 2>&1)"
+		t_eq "hash of line $n" multilinear "$(jq -r '.hash' <<<"$line" 2>&1)"
 		t_eq "rx.per_cpu entries of line $n" 2 "$(jq '.rx.per_cpu | length' <<<"$line" 2>&1)"
 		t_eq "tracepoints of line $n" \
 			'["xdp_cpumap_enqueue","xdp_cpumap_kthread","xdp_exception","xdp_redirect_err"]' \
