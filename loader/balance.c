@@ -141,6 +141,11 @@ static int open_instance(struct balance_ctx *c)
 	}
 	if (!err)
 		err = instance_open_pinned(&c->in, c->dir.fd, c->dir.shown);
+	if (!err) {
+		struct cpusteer_instance_state st;
+
+		err = instance_read_state_to(&c->in, &st, "balance", c->dir.shown);
+	}
 	return err ?: check_counting(c);
 }
 

@@ -341,12 +341,9 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	struct instance_target to;
 	int err;
 
-	err = instance_read_state(in, &st);
-	if (err) {
-		log_err("cannot read the record of %s: %s", d->shown,
-			err == -EPROTO ? "made by another cpusteer version" : strerror(-err));
+	err = instance_read_state_to(in, &st, "set", d->shown);
+	if (err)
 		return err;
-	}
 	err = check_phase(d, &st);
 	if (!err)
 		err = check_load_only(lo, d, &st);

@@ -179,6 +179,29 @@ static int detach_orphan(const struct instance_dir *d, const struct attachment *
 	return 0;
 }
 
+/* With no record this binary can read (a load killed before it wrote
+ * one, or pins of another version), the instance's program is the
+ * cpusteer program on its interface that no readable record owns: it goes
+ * with the pins. The device settings it may have changed are unknown and
+ * stay as they are.
+ */
+static int detach_unrecorded(const struct instance_dir *d, bool here, struct outcome *o)
+{
+	struct elsewhere owner;
+	struct attachment a;
+	int err;
+
+	snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
+	if (!here || elsewhere_attached(d->ifname, &a, &owner) || owner.found)
+		return 0;
+	err = attachment_detach(if_nametoindex(d->ifname), &a, d->shown);
+	if (!err)
+		snprintf(o->how, sizeof(o->how),
+			 "detached cpusteer program %u; its record was unreadable or missing, so device settings were left alone; pins removed",
+			 a.prog_id);
+	return err;
+}
+
 static int unload_locked(struct instance_dir *d, bool here, struct outcome *o)
 {
 	struct cpusteer_instance_state st;
@@ -187,10 +210,11 @@ static int unload_locked(struct instance_dir *d, bool here, struct outcome *o)
 
 	instance_init(&in);
 	if (instance_open_record(&in, d->fd) || instance_read_state(&in, &st)) {
-		/* A load killed before its first pin, or pins of another
-		 * version: nothing recorded to restore.
-		 */
-		snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
+		err = detach_unrecorded(d, here, o);
+		if (err) {
+			instance_close(&in);
+			return err;
+		}
 	} else {
 		state_enter(&st, CPUSTEER_PHASE_UNLOADING);
 		instance_write_state(&in, &st);

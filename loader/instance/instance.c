@@ -659,6 +659,19 @@ int instance_read_state(struct steer_instance *in, struct cpusteer_instance_stat
 	return err;
 }
 
+int instance_read_state_to(struct steer_instance *in, struct cpusteer_instance_state *st,
+			   const char *verb, const char *shown)
+{
+	int err = instance_read_state(in, st);
+
+	if (err == -EPROTO)
+		log_err("cannot %s %s: its record was made by another cpusteer version; cpusteer unload %s removes it",
+			verb, shown, shown);
+	else if (err)
+		log_err("cannot %s %s: its record cannot be read: %s", verb, shown, strerror(-err));
+	return err;
+}
+
 int instance_write_state(struct steer_instance *in, const struct cpusteer_instance_state *st)
 {
 	return update_zero(in->maps.instance_state, st, "the instance record");

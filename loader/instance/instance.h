@@ -184,6 +184,12 @@ int instance_prog_fd(struct steer_instance *in, bool notouch);
 
 /* The pinned record; -EPROTO when it is of another cpusteer version. */
 int instance_read_state(struct steer_instance *in, struct cpusteer_instance_state *st);
+/* The same, for a command that changes the instance: a record it cannot
+ * read gets one line saying "cannot VERB SHOWN" and why, with the way out
+ * for another version's.
+ */
+int instance_read_state_to(struct steer_instance *in, struct cpusteer_instance_state *st,
+			   const char *verb, const char *shown);
 int instance_write_state(struct steer_instance *in, const struct cpusteer_instance_state *st);
 __u32 instance_cpumap_id(struct steer_instance *in);
 __u32 prog_id_of_fd(int fd);
