@@ -185,6 +185,42 @@ PY
 	[ -z "$res" ] || t_fail "$res"
 }
 
+# receive-bound: the steering pair with every frame sent off the CPU
+# that generates and runs the program, and the ratio the scenario is for.
+test_receive_bound_runs() {
+	local out=$T_TMP/rb.out json=$T_TMP/rb.json res
+
+	[ "$(nproc)" -ge 2 ] || { t_skip "needs a CPU besides the generator's"; return; }
+	bench_to_end "$out" --duration 1 --runs 1 --scenario receive-bound --json "$json"
+	res=$(python3 - "$json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sc = {s["name"]: s for s in d["scenarios"]}
+if set(sc) != {"receive-bound"}:
+    print("scenarios:", sorted(sc))
+cases = {c["name"]: c for c in sc.get("receive-bound", {}).get("cases", [])}
+if set(cases) != {"notouch-1000flows", "steer-1000flows"}:
+    print("cases:", sorted(cases))
+for name, c in cases.items():
+    r = c["runs"][0]
+    if not r["frames_received"]:
+        print(name, "received nothing")
+    gen = [p for p in r["per_cpu"] if p["cpu"] == d["generator_cpu"]]
+    if not gen or gen[0]["redirected"] != 0:
+        print(name, "redirected to the generator's CPU:", gen)
+steer = cases.get("steer-1000flows", {})
+if steer.get("baseline") != "notouch-1000flows":
+    print("steer-1000flows baseline", steer.get("baseline"))
+if not isinstance((steer.get("ratio_to_baseline") or {}).get("mpps"), float):
+    print("no Mpps ratio to the floor")
+PY
+)
+	[ -z "$res" ] || t_fail "$res"
+	grep -Eq '^receive-bound +steer-1000flows +[0-9.]+ Mpps \(x[0-9]+\.[0-9]+\)' "$out" ||
+		t_fail "no steer-1000flows row with a ratio in the summary"
+	expect_clean "$BENCH_PID" "the receive-bound bench"
+}
+
 # The tests, in order; t_plan_of makes the plan from this list.
 all_tests() {
 	t_run bench_runs test_bench_runs
@@ -194,6 +230,7 @@ all_tests() {
 	t_run bench_cleans_up test_bench_cleans_up
 	t_run bench_sigint_cleans_up test_sigint_cleans_up
 	t_run bench_nic_hash_runs test_nic_hash_runs
+	t_run bench_receive_bound_runs test_receive_bound_runs
 	t_run demo_runs_and_cleans_up test_demo_runs_and_cleans_up
 }
 

@@ -57,10 +57,23 @@ static int cmd_bench_program(int argc, char **argv)
 	return bench_program(o.runs, o.repeat, o.as_json) ? 1 : 0;
 }
 
+/* "a, b, c or d": the names --scenario takes. */
+static void scenario_names(char *buf, size_t len)
+{
+	size_t off = 0;
+	int sc;
+
+	buf[0] = '\0';
+	for (sc = 0; sc < SC_EXTERNAL && off < len; sc++)
+		off += snprintf(buf + off, len - off, "%s%s",
+				!sc ? "" : sc == SC_EXTERNAL - 1 ? " or " : ", ",
+				bench_scenario_name(sc));
+}
+
 /* A comma-separated list of scenario names into bits of `mask`. */
 static int parse_scenarios(const char *arg, unsigned int *mask)
 {
-	char buf[256], *name, *save = NULL;
+	char buf[256], names[256], *name, *save = NULL;
 	int sc;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -69,8 +82,8 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 			if (!strcmp(name, bench_scenario_name(sc)))
 				break;
 		if (sc == SC_EXTERNAL) {
-			log_err("bad --scenario '%s': expected steering-cost, remote-actions, cpumap-vs-rps, tcp, nic-hash, skewed or threaded-napi",
-				name);
+			scenario_names(names, sizeof(names));
+			log_err("bad --scenario '%s': expected %s", name, names);
 			return -EINVAL;
 		}
 		*mask |= 1u << sc;
@@ -146,6 +159,9 @@ const struct cli_command bench_command = {
 	.details = "Scenarios:\n"
 		   "  steering-cost   no-touch floor against 5-tuple steering, 1 flow and\n"
 		   "                  --flows flows; also times `set` and `unload` under load\n"
+		   "  receive-bound   the same with --flows flows and cpusteer over every CPU\n"
+		   "                  but the generator's: the core that generates and runs\n"
+		   "                  the program is the bottleneck, steering costs it frames\n"
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"

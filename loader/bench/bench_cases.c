@@ -13,6 +13,7 @@
 
 static const char *const scenario_names[SC_COUNT] = {
 	[SC_STEERING_COST] = "steering-cost",
+	[SC_RECEIVE_BOUND] = "receive-bound",
 	[SC_REMOTE_ACTIONS] = "remote-actions",
 	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
 	[SC_TCP] = "tcp",
@@ -84,20 +85,43 @@ static int add_case(struct bench_result *r, enum bench_scenario sc, const char *
 	return r->ncases++;
 }
 
+/* cpusteer's no-touch floor and its 5-tuple steering (--remote drop), the
+ * second compared with the first. Returns the floor's index.
+ */
+static int add_floor_and_steering(struct bench_result *r, enum bench_scenario sc,
+				  const char *floor, const char *floor_what, const char *steer,
+				  const char *steer_what, __u32 flows)
+{
+	int b = add_case(r, sc, floor, floor_what, -1, RX_NOTOUCH, "drop", flows, -1, false);
+
+	add_case(r, sc, steer, steer_what, b, RX_STEER, "drop", flows, -1, false);
+	return b;
+}
+
 static void add_steering_cost(struct bench_result *r, __u32 flows)
 {
-	int b;
+	add_floor_and_steering(r, SC_STEERING_COST, "notouch-1flow", "no-touch floor, 1 flow",
+			       "steer-1flow", "5-tuple steering, 1 flow", 1);
+	if (flows > 1)
+		add_floor_and_steering(r, SC_STEERING_COST, "notouch-%uflows",
+				       "no-touch floor, N flows", "steer-%uflows",
+				       "5-tuple steering, N flows", flows);
+}
 
-	b = add_case(r, SC_STEERING_COST, "notouch-1flow", "no-touch floor, 1 flow", -1,
-		     RX_NOTOUCH, "drop", 1, -1, false);
-	add_case(r, SC_STEERING_COST, "steer-1flow", "5-tuple steering, 1 flow", b, RX_STEER,
-		 "drop", 1, -1, false);
-	if (flows == 1)
-		return;
-	b = add_case(r, SC_STEERING_COST, "notouch-%uflows", "no-touch floor, N flows", -1,
-		     RX_NOTOUCH, "drop", flows, -1, false);
-	add_case(r, SC_STEERING_COST, "steer-%uflows", "5-tuple steering, N flows", b, RX_STEER,
-		 "drop", flows, -1, false);
+/* The pair of steering-cost where the receiving core is the bottleneck:
+ * the generator and the program share it, and every frame goes to the
+ * other CPUs, whose drop is cheaper than what the receiving core does. The
+ * ratio is then what steering costs that core, in frames per second.
+ */
+static void add_receive_bound(struct bench_result *r, __u32 flows)
+{
+	int b = add_floor_and_steering(r, SC_RECEIVE_BOUND, "notouch-%uflows",
+				       "no-touch floor, N flows, targets off the generator's CPU",
+				       "steer-%uflows",
+				       "5-tuple steering, N flows, targets off the generator's CPU",
+				       flows);
+
+	r->cases[b].spare_generator_cpu = r->cases[b + 1].spare_generator_cpu = true;
 }
 
 static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flows)
@@ -203,12 +227,14 @@ static int alloc_runs(struct bench_result *r)
 
 int bench_cases_build(struct bench_result *r, unsigned int scenarios)
 {
-	/* Room for every scenario's cases: 4 + 2 + 2 + 4 + 2 + 2 + 2. */
-	r->cases = calloc(18, sizeof(*r->cases));
+	/* Room for every scenario's cases: 4 + 2 + 2 + 2 + 4 + 2 + 2 + 2. */
+	r->cases = calloc(20, sizeof(*r->cases));
 	if (!r->cases)
 		return -ENOMEM;
 	if (scenarios & (1u << SC_STEERING_COST))
 		add_steering_cost(r, r->flows);
+	if (scenarios & (1u << SC_RECEIVE_BOUND))
+		add_receive_bound(r, r->flows);
 	add_others(r, scenarios, r->flows);
 	if (scenarios & (1u << SC_NIC_HASH))
 		add_nic_hash(r);

@@ -58,6 +58,7 @@ const char *flood_op_name(enum flood_op op);
 
 enum bench_scenario {
 	SC_STEERING_COST,
+	SC_RECEIVE_BOUND,
 	SC_REMOTE_ACTIONS,
 	SC_CPUMAP_VS_RPS,
 	SC_TCP,
@@ -100,6 +101,11 @@ struct bench_case {
 	 */
 	bool udp;
 	const char *hash;
+	/* receive-bound: cpusteer targets the online CPUs but the
+	 * generator's, so that the one core that generates and runs the
+	 * program is the bottleneck, not the drop on the target.
+	 */
+	bool spare_generator_cpu;
 	struct bench_figures *runs;	/* [result.runs] */
 	unsigned int nruns;
 	struct bench_figures med;	/* medians of the runs */

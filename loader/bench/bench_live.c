@@ -32,26 +32,37 @@
 
 /* ---- receivers ---- */
 
+struct bench_ctx {
+	struct testbed bed;
+	struct bench_result *r;
+	int gen_cpu;
+	char spare_cpus[64];	/* the online CPUs but gen_cpu; empty when none */
+	const char *iperf3;	/* path, or NULL when not installed */
+	unsigned int run;
+};
+
 /* skewed: bucket counters for balance, and the key that stacks the
  * elephants on one CPU.
  */
-static int load_steering(struct testbed *b, const struct bench_case *c, const char *key)
+static int load_steering(struct bench_ctx *x, const struct bench_case *c)
 {
-	char *skewed[] = { "--bucket-stats", "--key", (char *)key, NULL };
+	char *skewed[] = { "--bucket-stats", "--key", x->r->skew.hex, NULL };
 	char *hash[] = { "--hash", (char *)c->hash, NULL };
 
-	return testbed_load_extra(b, c->remote, c->receiver == RX_NOTOUCH, c->gro, c->threaded,
+	return testbed_load_extra(&x->bed, c->spare_generator_cpu ? x->spare_cpus : NULL,
+				  c->remote, c->receiver == RX_NOTOUCH, c->gro, c->threaded,
 				  c->elephants ? skewed : c->hash ? hash : NULL);
 }
 
-static int receiver_setup(struct testbed *b, const struct bench_case *c, const char *key)
+static int receiver_setup(struct bench_ctx *x, const struct bench_case *c)
 {
+	struct testbed *b = &x->bed;
 	int err;
 
 	switch (c->receiver) {
 	case RX_STEER:
 	case RX_NOTOUCH:
-		return load_steering(b, c, key);
+		return load_steering(x, c);
 	case RX_RPS:
 		err = testbed_set_gro(b, true);
 		return err ?: testbed_set_rps(b, true);
@@ -84,14 +95,6 @@ static int receiver_teardown(struct testbed *b, const struct bench_case *c)
 }
 
 /* ---- one measured run ---- */
-
-struct bench_ctx {
-	struct testbed bed;
-	struct bench_result *r;
-	int gen_cpu;
-	const char *iperf3;	/* path, or NULL when not installed */
-	unsigned int run;
-};
 
 static void case_label(const struct bench_ctx *x, const struct bench_case *c, char *buf,
 		       size_t len)
@@ -192,7 +195,7 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 	char label[96];
 	int err, terr;
 
-	err = receiver_setup(&x->bed, c, x->r->skew.hex);
+	err = receiver_setup(x, c);
 	if (err) {
 		kernel_log_scan(kmsg, &c->kmsg);
 		return err;
@@ -293,6 +296,7 @@ static int run_all(struct bench_ctx *x, bool control)
 			c = &r->cases[i];
 			if (((c->tcp || c->udp) && !x->iperf3) ||
 			    (c->hash && !kernel_has_rx_hash()) ||
+			    (c->spare_generator_cpu && !x->spare_cpus[0]) ||
 			    (c->scenario == SC_THREADED_NAPI && x->run))
 				continue;
 			err = run_case(x, c, &c->runs[c->nruns]);
@@ -338,13 +342,14 @@ static void print_intro(const struct bench_ctx *x)
 {
 	const struct bench_result *r = x->r;
 	const struct bench_case *skewed = skewed_case(r);
-	bool tcp = false, flood = false, nic = false;
+	bool tcp = false, flood = false, nic = false, spare = false;
 	int i;
 
 	for (i = 0; i < r->ncases; i++) {
 		tcp |= r->cases[i].tcp || r->cases[i].udp;
 		nic |= r->cases[i].hash != NULL;
 		flood |= r->cases[i].scenario == SC_THREADED_NAPI;
+		spare |= r->cases[i].spare_generator_cpu;
 	}
 	printf("cpusteer bench: %d CPUs (%s online), %u run%s of %.3g s per case, %u flows, %u-byte UDP frames\n",
 	       r->ncpus, x->bed.cpus, r->runs, r->runs == 1 ? "" : "s", r->duration, r->flows,
@@ -361,6 +366,12 @@ static void print_intro(const struct bench_ctx *x)
 		printf("skewed: %u of the %u flows carry %u%% of the frames; hash key %s (key %u of the search) puts them all on CPU %u; balance first gets a %.3g s flood to settle on\n",
 		       skewed->elephants, skewed->flows, skewed->elephant_share, r->skew.hex,
 		       r->skew.tried, r->skew.cpu, SKEW_SETTLE_S);
+	if (spare && x->spare_cpus[0])
+		printf("receive-bound: the generator and the program on CPU %d; cpusteer's targets: CPUs %s\n",
+		       x->gen_cpu, x->spare_cpus);
+	else if (spare)
+		printf("note: CPU %d is the only one online: receive-bound, which targets the others, is skipped\n",
+		       x->gen_cpu);
 	if (!x->iperf3 && tcp)
 		printf("note: iperf3 is not installed: the tcp and nic-hash scenarios are skipped\n");
 	if (nic && !kernel_has_rx_hash())
@@ -442,8 +453,10 @@ static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
 		log_err("note: cannot enable BPF run-time statistics (%s): no ns/packet figures",
 			strerror(errno));
 	err = testbed_open(&x->bed);
-	if (!err)
+	if (!err) {
+		testbed_cpus_but(&x->bed, x->gen_cpu, x->spare_cpus, sizeof(x->spare_cpus));
 		err = choose_skew_key(x);
+	}
 	if (!err) {
 		print_intro(x);
 		err = run_all(x, o->scenarios & (1u << SC_STEERING_COST));

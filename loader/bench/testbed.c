@@ -231,11 +231,11 @@ int testbed_ip(struct testbed *b, char *const args[], double *ms)
 
 int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded)
 {
-	return testbed_load_extra(b, remote, no_touch, gro, threaded, NULL);
+	return testbed_load_extra(b, NULL, remote, no_touch, gro, threaded, NULL);
 }
 
-int testbed_load_extra(struct testbed *b, const char *remote, bool no_touch, int gro,
-		       int threaded, char *const extra[])
+int testbed_load_extra(struct testbed *b, const char *cpus, const char *remote, bool no_touch,
+		       int gro, int threaded, char *const extra[])
 {
 	/* load IFACE --cpus L --remote R --no-touch --gro X --threaded-napi X */
 	char *args[11 + TESTBED_LOAD_EXTRA + 1];
@@ -244,7 +244,7 @@ int testbed_load_extra(struct testbed *b, const char *remote, bool no_touch, int
 	args[n++] = "load";
 	args[n++] = b->topo.rx_if;
 	args[n++] = "--cpus";
-	args[n++] = b->cpus;
+	args[n++] = (char *)(cpus ? cpus : b->cpus);
 	args[n++] = "--remote";
 	args[n++] = (char *)remote;
 	if (no_touch)
@@ -361,6 +361,20 @@ int testbed_netdev_fd(const struct testbed *b)
 	err = fd < 0 ? -errno : fd;
 	topology_leave();
 	return err;
+}
+
+void testbed_cpus_but(const struct testbed *b, int cpu, char *buf, size_t len)
+{
+	struct cpuset all, rest = {};
+	__u32 i;
+
+	buf[0] = '\0';
+	if (cpuset_parse(&all, b->cpus))
+		return;
+	for (i = 0; i < all.n; i++)
+		if (all.cpu[i] != (__u32)cpu)
+			rest.cpu[rest.n++] = all.cpu[i];
+	cpuset_format(&rest, buf, len);
 }
 
 /* ---- setting up and taking down ---- */

@@ -55,6 +55,11 @@ struct testbed {
 	char cpus[64];		/* the online CPUs as a --cpus list */
 };
 
+/* The online CPUs but `cpu`, as a --cpus list into buf: empty when `cpu`
+ * is the only one.
+ */
+void testbed_cpus_but(const struct testbed *b, int cpu, char *buf, size_t len);
+
 /* Builds the topology and takes over SIGINT/SIGTERM (they set
  * bench_stop); the caller checks bench_stop and calls testbed_close.
  */
@@ -85,12 +90,13 @@ pid_t testbed_cli_spawn(struct testbed *b, char *const args[], int out_fd);
  * unless `gro` or `threaded` is -1.
  */
 int testbed_load(struct testbed *b, const char *remote, bool no_touch, int gro, int threaded);
-/* The same with the options of `extra` (NULL-terminated; at most
- * TESTBED_LOAD_EXTRA) at the end: --bucket-stats, --key HEX.
+/* The same over `cpus` (a --cpus list; NULL: every online CPU), with the
+ * options of `extra` (NULL-terminated; at most TESTBED_LOAD_EXTRA) at the
+ * end: --bucket-stats, --key HEX.
  */
 #define TESTBED_LOAD_EXTRA 6
-int testbed_load_extra(struct testbed *b, const char *remote, bool no_touch, int gro,
-		       int threaded, char *const extra[]);
+int testbed_load_extra(struct testbed *b, const char *cpus, const char *remote, bool no_touch,
+		       int gro, int threaded, char *const extra[]);
 int testbed_unload(struct testbed *b);
 struct instance_dir;
 /* Names the receiver's cpusteer instance (in the test bed's namespace). */
