@@ -59,7 +59,7 @@ import json, math, sys
 d = json.load(open(sys.argv[1]))
 want_cases = {"notouch-1flow", "steer-1flow", "notouch-1000flows", "steer-1000flows"}
 fig = ["seconds", "frames_sent", "frames_received", "frames_dropped", "mpps",
-       "queue_full_drops", "jain_index", "bpf_ns_per_packet", "ipi_function_call",
+       "frames_delivered", "delivered_mpps", "queue_full_drops", "jain_index", "bpf_ns_per_packet", "ipi_function_call",
        "ipi_reschedule", "per_cpu"]
 cpu = ["cpu", "redirected", "kthread_processed", "softnet_processed",
        "softnet_dropped", "softnet_time_squeeze"]

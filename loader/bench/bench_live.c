@@ -143,7 +143,7 @@ static int run_generated(struct bench_ctx *x, struct bench_case *c, struct obser
 	observer_final_figures(ob, f);
 	f->sent = g.res.sent;
 	f->seconds = g.res.seconds;
-	f->mpps = f->seconds > 0 ? f->received / f->seconds / 1e6 : NAN;
+	bench_figures_rates(f);
 	return 0;
 }
 

@@ -378,6 +378,8 @@ static void json_figures(struct json *j, const char *key, const struct bench_fig
 	put(j, "frames_received", f->received);
 	put(j, "frames_dropped", f->dropped);
 	json_double(j, "mpps", f->mpps);
+	put(j, "frames_delivered", f->delivered);
+	json_double(j, "delivered_mpps", f->delivered_mpps);
 	json_double(j, "gbps", f->gbps);
 	put(j, "queue_full_drops", f->queue_drops);
 	json_double(j, "jain_index", f->jain);

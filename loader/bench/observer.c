@@ -32,6 +32,7 @@ struct observer {
 	int netdev_fd;
 	char ifname[IF_NAMESIZE];
 	bool steering;			/* cpusteer is loaded on ifname */
+	bool traced;			/* a cpumap's tracepoints are counted */
 	struct steer_instance in;
 	struct trace_programs programs;
 	struct tracer tracer;
@@ -65,15 +66,35 @@ void observer_free(struct observer *ob)
 	free(ob);
 }
 
+/* The cpumap tracepoints filter on the map id, not on a device: they
+ * count for whichever program redirects through `cpumap_id`, cpusteer or
+ * another.
+ */
+static int observer_trace(struct observer *ob, __u32 cpumap_id)
+{
+	int err, n;
+
+	err = trace_programs_open(&ob->programs);
+	if (!err)
+		err = tracer_open(&ob->tracer, &ob->programs, cpumap_id, 0, 0);
+	if (err)
+		return err;
+	ob->traced = true;
+	n = ob->tracer.ncpus;
+	if (sample_alloc(&ob->first.s, n) || sample_alloc(&ob->prev.s, n) ||
+	    sample_alloc(&ob->cur.s, n) || sample_alloc(&ob->delta, n))
+		return -ENOMEM;
+	return 0;
+}
+
 /* The instance's pins are the host's (cpusteer runs in the namespace with
- * only the network namespace changed), so they open from here; the
- * cpumap tracepoints filter on the map id, not on a device.
+ * only the network namespace changed), so they open from here.
  */
 static int observer_attach_steering(struct observer *ob, const struct instance_dir *steering)
 {
 	struct cpusteer_instance_state st;
 	struct instance_dir d = *steering;
-	int err, n;
+	int err;
 
 	d.fd = -1;
 	err = instance_dir_open(&d, 0);
@@ -82,18 +103,9 @@ static int observer_attach_steering(struct observer *ob, const struct instance_d
 	instance_dir_close(&d);
 	if (err)
 		return err;
-	err = trace_programs_open(&ob->programs);
-	if (!err)
-		err = tracer_open(&ob->tracer, &ob->programs, instance_cpumap_id(&ob->in), 0, 0);
-	if (err)
-		return err;
-	n = ob->tracer.ncpus;
 	if (!instance_read_state(&ob->in, &st))
 		ob->prog_fd = open_run_time_prog(st.prog_id);
-	if (sample_alloc(&ob->first.s, n) || sample_alloc(&ob->prev.s, n) ||
-	    sample_alloc(&ob->cur.s, n) || sample_alloc(&ob->delta, n))
-		return -ENOMEM;
-	return 0;
+	return observer_trace(ob, instance_cpumap_id(&ob->in));
 }
 
 struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd,
@@ -131,6 +143,20 @@ struct observer *observer_of_testbed(const struct testbed *b, bool steering)
 			  : observer_new(b->ncpus, b->topo.rx_if, netdev, steering ? &d : NULL);
 }
 
+struct observer *observer_of_cpumap(const struct testbed *b, __u32 prog_id, __u32 cpumap_id)
+{
+	struct observer *ob = observer_new(b->ncpus, b->topo.rx_if, testbed_netdev_fd(b), NULL);
+
+	if (!ob)
+		return NULL;
+	ob->prog_fd = open_run_time_prog(prog_id);
+	if (observer_trace(ob, cpumap_id)) {
+		observer_free(ob);
+		return NULL;
+	}
+	return ob;
+}
+
 /* ---- snapshots and their differences ---- */
 
 static int observer_read(struct observer *ob, struct snapshot *s)
@@ -144,8 +170,8 @@ static int observer_read(struct observer *ob, struct snapshot *s)
 	read_ipi_counts(&s->ipi_call, &s->ipi_resched);
 	read_softnet_counts(&s->sn);
 	read_prog_run_time(ob->prog_fd, &s->run_ns, &s->run_cnt);
-	if (ob->steering)
-		err = sample_read(&ob->tracer, &ob->in, &s->s);
+	if (ob->traced)
+		err = sample_read(&ob->tracer, ob->steering ? &ob->in : NULL, &s->s);
 	return err;
 }
 
@@ -163,32 +189,53 @@ static double delta_of(__u64 b, __u64 a)
 	return (double)(b - a);
 }
 
-static void steering_figures(struct observer *ob, const struct snapshot *a,
-			     const struct snapshot *b, struct bench_figures *f)
+/* What the cpumap's tracepoints counted: the frames offered to each
+ * target CPU's queue (the program's split, whichever program it is),
+ * those a full queue refused, and those each target's kthread took, the
+ * delivered ones. The steering program's own counters, where it is
+ * cpusteer, then give what it received and redirected.
+ */
+static void cpumap_figures(struct observer *ob, const struct snapshot *a,
+			   const struct snapshot *b, struct bench_figures *f)
 {
 	int n = ob->tracer.ncpus, cpu, to;
 
 	sample_diff(&ob->delta, &b->s, &a->s, n);
-	f->received = f->queue_drops = 0;
+	f->queue_drops = f->delivered = 0;
 	for (cpu = 0; cpu < n; cpu++) {
-		f->received += ob->delta.rx[cpu].rx_packets;
 		for (to = 0; to < n && to < BENCH_MAX_CPUS; to++) {
-			f->redirected[to] += ob->delta.redirected[(size_t)cpu * n + to];
+			f->redirected[to] += ob->steering
+				? ob->delta.redirected[(size_t)cpu * n + to]
+				: ob->delta.enqueue[cpu * n + to].processed;
 			f->queue_drops += ob->delta.enqueue[cpu * n + to].drops;
 		}
 		if (cpu < BENCH_MAX_CPUS)
 			f->kthread[cpu] = ob->delta.kthread[cpu].processed;
+		f->delivered += ob->delta.kthread[cpu].processed;
 	}
 	if (!ob->tracer.attached[TP_CPUMAP_ENQUEUE])
 		f->queue_drops = NAN;
+	if (!ob->tracer.attached[TP_CPUMAP_KTHREAD])
+		f->delivered = NAN;
+	if (!ob->steering)
+		return;
+	f->received = 0;
+	for (cpu = 0; cpu < n; cpu++)
+		f->received += ob->delta.rx[cpu].rx_packets;
 }
 
-/* Steering: the split the program chose. Otherwise the CPUs whose stack
- * took the packets (RPS targets included).
+/* Through a cpumap: the split the program chose. Otherwise the CPUs
+ * whose stack took the packets (RPS targets included).
  */
 static double cpu_load(const struct observer *ob, const struct bench_figures *f, int cpu)
 {
-	return ob->steering ? f->redirected[cpu] : f->softnet_processed[cpu];
+	return ob->traced ? f->redirected[cpu] : f->softnet_processed[cpu];
+}
+
+void bench_figures_rates(struct bench_figures *f)
+{
+	f->mpps = f->seconds > 0 ? f->received / f->seconds / 1e6 : NAN;
+	f->delivered_mpps = f->seconds > 0 ? f->delivered / f->seconds / 1e6 : NAN;
 }
 
 static void figures_between(struct observer *ob, const struct snapshot *a,
@@ -199,7 +246,7 @@ static void figures_between(struct observer *ob, const struct snapshot *a,
 
 	memset(f, 0, sizeof(*f));
 	f->seconds = b->t - a->t;
-	f->sent = f->gbps = f->bpf_ns = f->queue_drops = NAN;
+	f->sent = f->gbps = f->bpf_ns = f->queue_drops = f->delivered = NAN;
 	f->received = delta_of(b->dev_rx, a->dev_rx);
 	f->dropped = delta_of(b->dev_drop, a->dev_drop);
 	f->ipi_call = delta_of(b->ipi_call, a->ipi_call);
@@ -211,8 +258,11 @@ static void figures_between(struct observer *ob, const struct snapshot *a,
 	}
 	if (b->run_cnt > a->run_cnt)
 		f->bpf_ns = delta_of(b->run_ns, a->run_ns) / delta_of(b->run_cnt, a->run_cnt);
-	if (ob->steering)
-		steering_figures(ob, a, b, f);
+	/* With XDP the device counts the frames the program ran on, and
+	 * its drops are frames its ring refused before that.
+	 */
+	if (ob->traced)
+		cpumap_figures(ob, a, b, f);
 	else
 		/* Without XDP the device counts a frame received before the
 		 * stack's backlog can drop it (the RPS case), so its drops
@@ -223,7 +273,7 @@ static void figures_between(struct observer *ob, const struct snapshot *a,
 	for (cpu = 0; cpu < n; cpu++)
 		load[cpu] = cpu_load(ob, f, cpu);
 	f->jain = jain_index(load, n);
-	f->mpps = f->seconds > 0 ? f->received / f->seconds / 1e6 : NAN;
+	bench_figures_rates(f);
 }
 
 int observer_figures(struct observer *ob, struct bench_figures *f)
@@ -247,8 +297,8 @@ static void settle(struct observer *ob)
 		if (observer_read(ob, &ob->cur))
 			return;
 		now = ob->cur.dev_rx + ob->cur.dev_drop;
-		for (cpu = 0; ob->steering && cpu < ob->tracer.ncpus; cpu++)
-			now += ob->cur.s.rx[cpu].rx_packets;
+		for (cpu = 0; ob->traced && cpu < ob->tracer.ncpus; cpu++)
+			now += ob->cur.s.rx[cpu].rx_packets + ob->cur.s.kthread[cpu].processed;
 		if (now == last)
 			return;
 		last = now;
@@ -282,10 +332,10 @@ static void print_live(struct observer *ob, const char *label, int sec)
 		return;
 	figures_between(ob, &ob->prev, &ob->cur, &f);
 	printf("  %-40s %3ds %8.3f Mpps  %s", label, sec, f.mpps,
-	       ob->steering ? "redirected" : "stack");
+	       ob->traced ? "redirected" : "stack");
 	for (cpu = 0; cpu < ob->ncpus && shown < 16; cpu++, shown++)
 		printf(" cpu%d %.3f", cpu, cpu_load(ob, &f, cpu) / f.seconds / 1e6);
-	if (ob->steering && isfinite(f.queue_drops) && f.queue_drops)
+	if (ob->traced && isfinite(f.queue_drops) && f.queue_drops)
 		printf("  qdrop %.0f/s", f.queue_drops / f.seconds);
 	if (f.dropped)
 		printf("  ring-drop %.0f/s", f.dropped / f.seconds);

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* What the receiver counted between a mark and now, as the figures that
  * bench reports and demo summarizes: the steering program's per-CPU
- * counters and the cpumap tracepoints (when cpusteer is loaded on the
- * interface), the interface's line of /proc/net/dev, softnet and IPI
- * counters, and the attached program's run time when BPF statistics are
- * on. While traffic flows it prints one line a second.
+ * counters (when cpusteer is loaded on the interface), the tracepoints of
+ * the cpumap its program redirects through (cpusteer's or another's), the
+ * interface's line of /proc/net/dev, softnet and IPI counters, and the
+ * attached program's run time when BPF statistics are on. While traffic
+ * flows it prints one line a second.
  */
 #ifndef CPUSTEER_OBSERVER_H
 #define CPUSTEER_OBSERVER_H
@@ -23,6 +24,8 @@ struct bench_figures {
 	double received;		/* frames the receiver's counters saw */
 	double dropped;			/* frames the receiving device refused */
 	double mpps;			/* received per second, millions */
+	double delivered;		/* frames the target CPUs' cpumap kthreads took */
+	double delivered_mpps;
 	double gbps;			/* tcp: iperf3 receiver goodput */
 	double queue_drops;		/* cpumap enqueue drops: queue full */
 	double jain;			/* fairness of the per-CPU load */
@@ -51,6 +54,11 @@ struct observer *observer_new(int ncpus, const char *ifname, int netdev_fd,
 			      const struct instance_dir *steering);
 /* The same for the test bed's receiver. */
 struct observer *observer_of_testbed(const struct testbed *b, bool steering);
+/* The test bed's receiver running another program, `prog_id`, that
+ * redirects through cpumap `cpumap_id`: the device's counts, that
+ * cpumap's tracepoints and the program's run time.
+ */
+struct observer *observer_of_cpumap(const struct testbed *b, __u32 prog_id, __u32 cpumap_id);
 void observer_free(struct observer *ob);
 
 /* Where the figures start counting. */
@@ -62,6 +70,9 @@ int observer_figures(struct observer *ob, struct bench_figures *f);
  * seconds, Gbit/s).
  */
 void observer_final_figures(struct observer *ob, struct bench_figures *f);
+
+/* mpps and delivered_mpps from the counts and the seconds. */
+void bench_figures_rates(struct bench_figures *f);
 
 /* What ends a watch: the generator finishing (g set), a child exiting
  * (pid > 0; its wait status lands in `status`), or a deadline.

@@ -417,8 +417,8 @@ int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &s->mono);
-	err = instance_read_counters_percpu(in, s->rx, s->remote);
-	if (!err)
+	err = in ? instance_read_counters_percpu(in, s->rx, s->remote) : 0;
+	if (!err && in)
 		err = instance_read_redirects(in, s->redirected);
 	if (err) {
 		log_err("cannot read the steering counters: %s", strerror(-err));

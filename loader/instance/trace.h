@@ -99,7 +99,9 @@ void sample_copy(struct stats_sample *dst, const struct stats_sample *src, int n
 void sample_diff(struct stats_sample *out, const struct stats_sample *a,
 		 const struct stats_sample *b, int ncpus);
 /* Reads the steering counters per CPU (instance_read_counters() gives
- * only their sum) and the tracepoint counters.
+ * only their sum) and the tracepoint counters; with `in` NULL (a cpumap
+ * that is not cpusteer's), the tracepoint counters only, the steering
+ * ones left zero.
  */
 int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_sample *s);
 
