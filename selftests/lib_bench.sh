@@ -31,6 +31,19 @@ run_bg() {	# OUT CMD...
 	BG_PID=$!
 }
 
+# Waits up to 10 s, while the command run_bg started runs, for a line
+# matching ERE in its output FILE.
+wait_for_line() {	# FILE ERE
+	local _
+
+	for _ in $(seq 100); do
+		grep -Eq "$2" "$1" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # Runs `cpusteer bench ARGS...` to its end with its output in OUT and its
 # pid (for the cleanup check) in BENCH_PID. Its exit status must be 0; the
 # output is shown when it is not.

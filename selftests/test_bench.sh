@@ -126,16 +126,11 @@ test_bench_cleans_up() {
 # SIGINT while the generator floods the steered receiver: the run
 # unloads cpusteer, removes the test bed and exits with 130.
 test_sigint_cleans_up() {
-	local out=$T_TMP/sigint.out rc i
+	local out=$T_TMP/sigint.out rc
 
 	run_bg "$out" "$CPUSTEER" bench --duration 5 --runs 1 --scenario steering-cost \
 		--json "$T_TMP/sigint.json"
-	for i in $(seq 100); do
-		grep -q 'run 1/1' "$out" && break
-		kill -0 "$BG_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q 'run 1/1' "$out" || t_fail "no live line before the signal"
+	wait_for_line "$out" 'run 1/1' || t_fail "no live line before the signal"
 	kill -INT "$BG_PID"
 	wait "$BG_PID"
 	rc=$?

@@ -144,7 +144,8 @@ static const struct cli_option live_options[] = {
 	  "with .svg in place of .json; nothing is written without", NULL),
 	CLI_OPTION("dev", "IFACE", opt_dev,
 	  "measure a real interface under outside traffic for\n"
-	  "--duration: receive rates, per CPU, softnet, IPIs", NULL),
+	  "--duration: receive rates, per CPU, softnet, IPIs; with\n"
+	  "--scenario peer, xdp-bench and cpusteer in turn on it", NULL),
 	{}
 };
 
@@ -162,6 +163,12 @@ const struct cli_command bench_command = {
 		   "  receive-bound   the same with --flows flows and cpusteer over every CPU\n"
 		   "                  but the generator's: the core that generates and runs\n"
 		   "                  the program is the bottleneck, steering costs it frames\n"
+		   "  peer            xdp-bench redirect-cpu (xdp-tools) in its no-touch,\n"
+		   "                  round-robin and l4-hash modes beside cpusteer's floor and\n"
+		   "                  steering, --flows flows, same CPUs, --remote drop: Mpps\n"
+		   "                  delivered to the target CPUs, each side's ratio to its own\n"
+		   "                  no-touch, steering's to l4-hash; a mode that fails says so\n"
+		   "                  and is left out. With --dev, on that interface\n"
 		   "  remote-actions  second stage pass against drop\n"
 		   "  cpumap-vs-rps   cpumap into the stack against RPS without XDP\n"
 		   "  tcp             iperf3 steered (--remote pass) against no XDP, GRO on/off\n"
@@ -179,9 +186,10 @@ const struct cli_command bench_command = {
 		   "                  `cpusteer set`; worst and p99 ms, drops, kernel log lines\n"
 		   "                  by kind. Long: runs only when named, once per side\n"
 		   "Each figure is the median of N runs and a ratio to its baseline in the\n"
-		   "same run: received Mpps or Gbit/s, frames sent/received/dropped, per-CPU\n"
-		   "redirected and kthread packets, cpumap queue-full drops, Jain index,\n"
-		   "BPF ns/packet, function-call and rescheduling IPIs, softnet per CPU.\n",
+		   "same run: received Mpps (peer: delivered) or Gbit/s, frames\n"
+		   "sent/received/dropped, per-CPU redirected and kthread packets, cpumap\n"
+		   "queue-full drops, Jain index, BPF ns/packet, function-call and\n"
+		   "rescheduling IPIs, softnet per CPU.\n",
 	.groups = { { live_options, 0 } },
 	.variant = &bench_program_command,
 	.run = cmd_bench,
@@ -195,7 +203,14 @@ int cmd_bench(int argc, char **argv)
 	err = cli_parse(&bench_command, argc, argv, &o, &operand);
 	if (err)
 		return cli_exit_status(err);
-	if (!o.scenarios)
+	/* --dev alone measures the device as it is; peer, the one scenario
+	 * that needs no generator, runs on it.
+	 */
+	if (o.dev && (o.scenarios & ~(1u << SC_PEER))) {
+		log_err("bad --scenario with --dev: only peer runs on a real interface (the others need the generator)");
+		return EXIT_USAGE;
+	}
+	if (!o.scenarios && !o.dev)
 		o.scenarios = BENCH_DEFAULT_SCENARIOS;
 	/* An option that would change nothing is a mistake worth saying. */
 	if (o.flood_duration && !(o.scenarios & (1u << SC_THREADED_NAPI))) {

@@ -14,6 +14,7 @@
 static const char *const scenario_names[SC_COUNT] = {
 	[SC_STEERING_COST] = "steering-cost",
 	[SC_RECEIVE_BOUND] = "receive-bound",
+	[SC_PEER] = "peer",
 	[SC_REMOTE_ACTIONS] = "remote-actions",
 	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
 	[SC_TCP] = "tcp",
@@ -56,7 +57,9 @@ const char *bench_scenario_name(enum bench_scenario sc)
 
 double bench_headline(const struct bench_case *c, const struct bench_figures *f)
 {
-	return c->tcp ? f->gbps : f->mpps;
+	if (c->tcp)
+		return f->gbps;
+	return c->scenario == SC_PEER ? f->delivered_mpps : f->mpps;
 }
 
 /* ---- the case table ---- */
@@ -82,6 +85,8 @@ static int add_case(struct bench_result *r, enum bench_scenario sc, const char *
 	c->threaded = -1;
 	c->threaded_seen = -1;
 	c->tcp = tcp;
+	c->compare_to = -1;
+	c->compare_ratio = NAN;
 	return r->ncases++;
 }
 
@@ -122,6 +127,35 @@ static void add_receive_bound(struct bench_result *r, __u32 flows)
 				       flows);
 
 	r->cases[b].spare_generator_cpu = r->cases[b + 1].spare_generator_cpu = true;
+}
+
+/* xdp-bench redirect-cpu in three of its program modes beside cpusteer's
+ * floor and steering, all over every online CPU with --remote drop: each
+ * program's ratios to its own no-touch mode, and cpusteer's steering
+ * against xdp-bench's l4-hash, which hashes the flow too.
+ */
+static void add_peer(struct bench_result *r, __u32 flows)
+{
+	static const struct {
+		const char *mode, *name, *what;
+	} modes[] = {
+		{ "no-touch", "xdp-bench-no-touch",
+		  "xdp-bench redirect-cpu --program-mode no-touch" },
+		{ "round-robin", "xdp-bench-round-robin",
+		  "xdp-bench redirect-cpu --program-mode round-robin" },
+		{ "l4-hash", "xdp-bench-l4-hash", "xdp-bench redirect-cpu --program-mode l4-hash" },
+	};
+	int b = r->ncases, i, c = b;
+
+	for (i = 0; i < (int)(sizeof(modes) / sizeof(modes[0])); i++) {
+		c = add_case(r, SC_PEER, modes[i].name, modes[i].what, b, RX_XDP_BENCH, "drop",
+			     flows, -1, false);
+		r->cases[c].peer_mode = modes[i].mode;
+	}
+	b = add_floor_and_steering(r, SC_PEER, "cpusteer-notouch", "cpusteer's no-touch floor",
+				   "cpusteer-steer", "cpusteer's 5-tuple steering, default hash",
+				   flows);
+	r->cases[b + 1].compare_to = c;
 }
 
 static void add_others(struct bench_result *r, unsigned int scenarios, __u32 flows)
@@ -227,14 +261,16 @@ static int alloc_runs(struct bench_result *r)
 
 int bench_cases_build(struct bench_result *r, unsigned int scenarios)
 {
-	/* Room for every scenario's cases: 4 + 2 + 2 + 2 + 4 + 2 + 2 + 2. */
-	r->cases = calloc(20, sizeof(*r->cases));
+	/* Room for every scenario's cases: 4 + 2 + 5 + 2 + 2 + 4 + 2 + 2 + 2. */
+	r->cases = calloc(25, sizeof(*r->cases));
 	if (!r->cases)
 		return -ENOMEM;
 	if (scenarios & (1u << SC_STEERING_COST))
 		add_steering_cost(r, r->flows);
 	if (scenarios & (1u << SC_RECEIVE_BOUND))
 		add_receive_bound(r, r->flows);
+	if (scenarios & (1u << SC_PEER))
+		add_peer(r, r->flows);
 	add_others(r, scenarios, r->flows);
 	if (scenarios & (1u << SC_NIC_HASH))
 		add_nic_hash(r);
@@ -313,6 +349,13 @@ static void summarize_case(const struct bench_result *r, struct bench_case *c)
 			v[k] = field(&c->runs[k], i) / field(&base->runs[k], i);
 		set_field(&c->ratio, i, finite_median(v, n));
 	}
+	if (c->compare_to < 0)
+		return;
+	base = &r->cases[c->compare_to];
+	n = c->nruns < base->nruns ? c->nruns : base->nruns;
+	for (k = 0; k < n; k++)
+		v[k] = bench_headline(c, &c->runs[k]) / bench_headline(base, &base->runs[k]);
+	c->compare_ratio = finite_median(v, n);
 }
 
 void bench_cases_summarize(struct bench_result *r)

@@ -59,6 +59,7 @@ const char *flood_op_name(enum flood_op op);
 enum bench_scenario {
 	SC_STEERING_COST,
 	SC_RECEIVE_BOUND,
+	SC_PEER,		/* xdp-bench redirect-cpu beside cpusteer */
 	SC_REMOTE_ACTIONS,
 	SC_CPUMAP_VS_RPS,
 	SC_TCP,
@@ -82,6 +83,7 @@ enum bench_receiver {
 	RX_RPS,			/* no XDP, RPS over every CPU */
 	RX_PLAIN,		/* no XDP, no RPS */
 	RX_EXTERNAL,		/* --dev: whatever runs there */
+	RX_XDP_BENCH,		/* xdp-bench redirect-cpu (bench_peer.h) */
 };
 
 struct bench_case {
@@ -106,6 +108,17 @@ struct bench_case {
 	 * program is the bottleneck, not the drop on the target.
 	 */
 	bool spare_generator_cpu;
+	/* peer: xdp-bench's --program-mode, and why it failed (empty while
+	 * it has not): a mode that fails is left out from then on.
+	 */
+	const char *peer_mode;
+	char failed[192];
+	/* A second case to hold this one against (cpusteer's steering
+	 * against xdp-bench's l4-hash), -1 for none, and the median of the
+	 * run-by-run ratios of their headlines.
+	 */
+	int compare_to;
+	double compare_ratio;
 	struct bench_figures *runs;	/* [result.runs] */
 	unsigned int nruns;
 	struct bench_figures med;	/* medians of the runs */
@@ -135,6 +148,8 @@ struct bench_result {
 	__u32 frame_size;
 	double flood_duration;		/* threaded-napi, seconds per side */
 	const char *dev;		/* --dev IFACE, or NULL */
+	const char *xdp_bench;		/* peer: its path, NULL when not installed */
+	char xdp_bench_version[96];
 	struct bench_case *cases;
 	int ncases;
 	struct control_timings control[CONTROL_TIMINGS];
@@ -143,7 +158,10 @@ struct bench_result {
 	bool interrupted;
 };
 
-/* The headline of a case: Gbit/s for TCP, Mpps otherwise. */
+/* The headline of a case: Gbit/s for TCP, delivered Mpps for the peer
+ * scenario (both programs counted alike, at the target CPUs), received
+ * Mpps otherwise.
+ */
 double bench_headline(const struct bench_case *c, const struct bench_figures *f);
 
 /* The cases of the scenarios in `scenarios` (a bit per enum

@@ -14,20 +14,6 @@
 #include "bench_iperf3.h"
 #include "log.h"
 
-const char *iperf3_path(char *buf, size_t len)
-{
-	const char *path = getenv("PATH");
-	char dirs[1024], *dir, *save = NULL;
-
-	snprintf(dirs, sizeof(dirs), "%s", path ? path : "/usr/bin:/bin");
-	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		snprintf(buf, len, "%s/iperf3", dir);
-		if (!access(buf, X_OK))
-			return buf;
-	}
-	return NULL;
-}
-
 /* The server prints a banner, and complaints when a run is cut short,
  * that do not belong among the live lines; the spawn helper gives the
  * child our stdout and stderr, so point them at /dev/null for the moment

@@ -10,11 +10,6 @@
 #include "observer.h"
 #include "testbed.h"
 
-/* Where iperf3 is in $PATH (written to buf), or NULL when it is not
- * installed.
- */
-const char *iperf3_path(char *buf, size_t len);
-
 /* One run of `seconds` (rounded up): the server started, the figures
  * marked, the client run while `ob` prints its lines under LABEL. *f gets
  * the figures once the counts settle, with the receiver's goodput (TCP).

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include "bench_iperf3.h"
 #include "bench_live.h"
+#include "bench_peer.h"
 #include "bench_report.h"
 #include "flood_loop.h"
 #include "instance.h"
@@ -38,6 +39,8 @@ struct bench_ctx {
 	int gen_cpu;
 	char spare_cpus[64];	/* the online CPUs but gen_cpu; empty when none */
 	const char *iperf3;	/* path, or NULL when not installed */
+	char xdp_bench[256];	/* r->xdp_bench points here */
+	struct peer_run peer;
 	unsigned int run;
 };
 
@@ -54,7 +57,7 @@ static int load_steering(struct bench_ctx *x, const struct bench_case *c)
 				  c->elephants ? skewed : c->hash ? hash : NULL);
 }
 
-static int receiver_setup(struct bench_ctx *x, const struct bench_case *c)
+static int receiver_setup(struct bench_ctx *x, struct bench_case *c)
 {
 	struct testbed *b = &x->bed;
 	int err;
@@ -68,22 +71,29 @@ static int receiver_setup(struct bench_ctx *x, const struct bench_case *c)
 		return err ?: testbed_set_rps(b, true);
 	case RX_PLAIN:
 		return c->gro >= 0 ? testbed_set_gro(b, c->gro) : 0;
+	case RX_XDP_BENCH:
+		return peer_start(&x->peer, b, x->r->xdp_bench, c->peer_mode, c->remote, b->cpus,
+				  c->failed, sizeof(c->failed));
 	default:
 		return 0;
 	}
 }
 
 /* Puts the receiver back as topology_create left it: no XDP, GRO off
- * (the veth default), rps_cpus 0.
+ * (the veth default), rps_cpus 0. xdp-bench gives its own count of the
+ * frames into *f.
  */
-static int receiver_teardown(struct testbed *b, const struct bench_case *c)
+static int receiver_teardown(struct bench_ctx *x, struct bench_case *c, struct bench_figures *f)
 {
+	struct testbed *b = &x->bed;
 	int err;
 
 	switch (c->receiver) {
 	case RX_STEER:
 	case RX_NOTOUCH:
 		return testbed_unload(b);
+	case RX_XDP_BENCH:
+		return peer_stop(&x->peer, b, &f->peer_counted, c->failed, sizeof(c->failed));
 	case RX_RPS:
 		err = testbed_set_rps(b, false);
 		return testbed_set_gro(b, false) ?: err;
@@ -171,9 +181,22 @@ static int run_balanced(struct bench_ctx *x, struct bench_case *c, struct observ
 	return err ?: berr;
 }
 
+/* --dev: whatever traffic comes from elsewhere, for --duration. */
+static int run_outside(struct bench_ctx *x, struct observer *ob, const char *label,
+		       struct bench_figures *f)
+{
+	struct watch_until u = { .end = bench_now() + x->r->duration };
+	int err = observer_mark(ob);
+
+	err = err ?: observer_watch(ob, label, &u);
+	return err ?: observer_figures(ob, f);
+}
+
 static int run_flood(struct bench_ctx *x, struct bench_case *c, struct observer *ob,
 		     const char *label, struct bench_figures *f)
 {
+	if (x->bed.device)
+		return run_outside(x, ob, label, f);
 	if (c->tcp || c->udp)
 		return iperf3_run(&x->bed, x->iperf3, c->udp, x->r->duration, ob, label, f);
 	if (c->balance)
@@ -203,10 +226,13 @@ static int run_case(struct bench_ctx *x, struct bench_case *c, struct bench_figu
 	if (c->threaded >= 0 && !testbed_threaded_napi(&x->bed, &threaded))
 		c->threaded_seen = threaded;
 	case_label(x, c, label, sizeof(label));
-	ob = observer_of_testbed(&x->bed, steering);
+	if (c->receiver == RX_XDP_BENCH)
+		ob = observer_of_cpumap(&x->bed, x->peer.prog_id, x->peer.cpumap_id);
+	else
+		ob = observer_of_testbed(&x->bed, steering);
 	err = ob ? run_flood(x, c, ob, label, f) : -EIO;
 	observer_free(ob);
-	terr = receiver_teardown(&x->bed, c);
+	terr = receiver_teardown(x, c, f);
 	kernel_log_scan(kmsg, &c->kmsg);
 	return err ?: terr;
 }
@@ -282,24 +308,38 @@ static int control_plane(struct bench_ctx *x)
 
 /* ---- the benchmark ---- */
 
+static bool left_out(const struct bench_ctx *x, const struct bench_case *c)
+{
+	return ((c->tcp || c->udp) && !x->iperf3) || (c->hash && !kernel_has_rx_hash()) ||
+	       (c->spare_generator_cpu && !x->spare_cpus[0]) ||
+	       (c->receiver == RX_XDP_BENCH && (!x->r->xdp_bench || c->failed[0])) ||
+	       (c->scenario == SC_THREADED_NAPI && x->run);
+}
+
 /* Cases take turns run by run, so a slow stretch of a shared machine
- * lands on all of them alike rather than on one.
+ * lands on all of them alike rather than on one. An xdp-bench mode that
+ * fails (-ECHILD) is said so and left out from then on.
  */
 static int run_all(struct bench_ctx *x, bool control)
 {
 	struct bench_result *r = x->r;
 	struct bench_case *c;
+	char label[96];
 	int i, err;
 
 	for (x->run = 0; x->run < r->runs; x->run++) {
 		for (i = 0; i < r->ncases; i++) {
 			c = &r->cases[i];
-			if (((c->tcp || c->udp) && !x->iperf3) ||
-			    (c->hash && !kernel_has_rx_hash()) ||
-			    (c->spare_generator_cpu && !x->spare_cpus[0]) ||
-			    (c->scenario == SC_THREADED_NAPI && x->run))
+			if (left_out(x, c))
 				continue;
 			err = run_case(x, c, &c->runs[c->nruns]);
+			if (err == -ECHILD) {
+				case_label(x, c, label, sizeof(label));
+				printf("  %-40s xdp-bench --program-mode %s failed (%s); left out from here on\n",
+				       label, c->peer_mode, c->failed);
+				fflush(stdout);
+				continue;
+			}
 			if (err)
 				return err;
 			c->nruns++;
@@ -342,7 +382,7 @@ static void print_intro(const struct bench_ctx *x)
 {
 	const struct bench_result *r = x->r;
 	const struct bench_case *skewed = skewed_case(r);
-	bool tcp = false, flood = false, nic = false, spare = false;
+	bool tcp = false, flood = false, nic = false, spare = false, peer = false;
 	int i;
 
 	for (i = 0; i < r->ncases; i++) {
@@ -350,15 +390,29 @@ static void print_intro(const struct bench_ctx *x)
 		nic |= r->cases[i].hash != NULL;
 		flood |= r->cases[i].scenario == SC_THREADED_NAPI;
 		spare |= r->cases[i].spare_generator_cpu;
+		peer |= r->cases[i].scenario == SC_PEER;
 	}
-	printf("cpusteer bench: %d CPUs (%s online), %u run%s of %.3g s per case, %u flows, %u-byte UDP frames\n",
-	       r->ncpus, x->bed.cpus, r->runs, r->runs == 1 ? "" : "s", r->duration, r->flows,
-	       r->frame_size);
-	printf("test bed: %s (host) -> %s in namespace %s; generator pinned to CPU %d\n",
-	       x->bed.topo.tx_if, x->bed.topo.rx_if, x->bed.topo.netns, x->gen_cpu);
-	printf("note: the generator, the receiver's NAPI and the cpumap kthreads share these %d CPUs;\n"
-	       "      compare figures side by side within a run, not across machines\n",
-	       r->ncpus);
+	if (x->bed.device) {
+		printf("cpusteer bench: %s under outside traffic, %d CPUs (%s online), %u run%s of %.3g s per case\n",
+		       r->dev, r->ncpus, x->bed.cpus, r->runs, r->runs == 1 ? "" : "s",
+		       r->duration);
+		printf("note: every frame %s receives meanwhile is dropped on its target CPU (--remote drop)\n",
+		       r->dev);
+	} else {
+		printf("cpusteer bench: %d CPUs (%s online), %u run%s of %.3g s per case, %u flows, %u-byte UDP frames\n",
+		       r->ncpus, x->bed.cpus, r->runs, r->runs == 1 ? "" : "s", r->duration,
+		       r->flows, r->frame_size);
+		printf("test bed: %s (host) -> %s in namespace %s; generator pinned to CPU %d\n",
+		       x->bed.topo.tx_if, x->bed.topo.rx_if, x->bed.topo.netns, x->gen_cpu);
+		printf("note: the generator, the receiver's NAPI and the cpumap kthreads share these %d CPUs;\n"
+		       "      compare figures side by side within a run, not across machines\n",
+		       r->ncpus);
+	}
+	if (peer && r->xdp_bench)
+		printf("peer: %s (%s) and cpusteer in turn, --remote drop over CPUs %s; rates are frames delivered to the target CPUs, counted alike for both\n",
+		       r->xdp_bench, r->xdp_bench_version, x->bed.cpus);
+	else if (peer)
+		printf("note: xdp-bench is not installed (Debian: xdp-tools): the peer scenario runs cpusteer's cases only\n");
 	if (flood)
 		printf("threaded-napi: one %.3g s flood per side (in the first run only), a control loop meanwhile\n",
 		       r->flood_duration);
@@ -431,7 +485,34 @@ static int bench_external(struct bench_result *r, const struct bench_live_opts *
 	return err;
 }
 
-static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
+/* Our own test bed, or with --dev the real interface, which must run no
+ * XDP program: the peer scenario attaches and detaches its own.
+ */
+static int open_bed(struct bench_ctx *x, const struct bench_live_opts *o)
+{
+	int err;
+
+	if (o->dev) {
+		err = testbed_of_device(&x->bed, o->dev);
+		return err ?: peer_receiver_free(&x->bed);
+	}
+	err = testbed_open(&x->bed);
+	if (!err)
+		testbed_cpus_but(&x->bed, x->gen_cpu, x->spare_cpus, sizeof(x->spare_cpus));
+	return err;
+}
+
+static void find_xdp_bench(struct bench_ctx *x)
+{
+	struct bench_result *r = x->r;
+
+	r->xdp_bench = program_path("xdp-bench", x->xdp_bench, sizeof(x->xdp_bench));
+	if (r->xdp_bench)
+		peer_version(&x->bed, r->xdp_bench, r->xdp_bench_version,
+			     sizeof(r->xdp_bench_version));
+}
+
+static int bench_testbed(struct bench_ctx *x, const struct bench_live_opts *o)
 {
 	struct bench_result *r = x->r;
 	char path[256];
@@ -443,7 +524,7 @@ static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
 	err = bench_cases_build(r, o->scenarios);
 	if (err)
 		return err;
-	x->iperf3 = iperf3_path(path, sizeof(path));
+	x->iperf3 = program_path("iperf3", path, sizeof(path));
 	kmsg = kernel_log_open();
 	/* Run-time statistics stay on while this fd is open, and go off
 	 * with it, also when the run dies.
@@ -452,11 +533,11 @@ static int bench_topology(struct bench_ctx *x, const struct bench_live_opts *o)
 	if (stats_fd < 0)
 		log_err("note: cannot enable BPF run-time statistics (%s): no ns/packet figures",
 			strerror(errno));
-	err = testbed_open(&x->bed);
-	if (!err) {
-		testbed_cpus_but(&x->bed, x->gen_cpu, x->spare_cpus, sizeof(x->spare_cpus));
+	err = open_bed(x, o);
+	if (!err && (o->scenarios & (1u << SC_PEER)))
+		find_xdp_bench(x);
+	if (!err)
 		err = choose_skew_key(x);
-	}
 	if (!err) {
 		print_intro(x);
 		err = run_all(x, o->scenarios & (1u << SC_STEERING_COST));
@@ -484,10 +565,13 @@ int bench_live(const struct bench_live_opts *o)
 	if (r.ncpus > BENCH_MAX_CPUS)
 		r.ncpus = BENCH_MAX_CPUS;
 	r.gen_cpu = x.gen_cpu;
-	err = o->dev ? bench_external(&r, o) : bench_topology(&x, o);
+	err = o->dev && !o->scenarios ? bench_external(&r, o) : bench_testbed(&x, o);
 	if (bench_stop || err == -EINTR) {
 		bench_cases_free(&r);
-		log_err("bench: interrupted; cpusteer unloaded and the test bed removed");
+		if (o->dev)
+			log_err("bench: interrupted; nothing of the run is left on %s", o->dev);
+		else
+			log_err("bench: interrupted; cpusteer unloaded and the test bed removed");
 		return 130;
 	}
 	if (!err)

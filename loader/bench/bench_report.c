@@ -48,7 +48,7 @@ static void print_rates(const struct bench_result *r, FILE *f)
 	bool base;
 	int i;
 
-	fprintf(f, "%-15s %-18s %20s %16s %7s %10s %16s %16s %10s\n", "scenario", "case",
+	fprintf(f, "%-15s %-22s %20s %16s %7s %10s %16s %16s %10s\n", "scenario", "case",
 		"rate (ratio)", "ns/pkt (ratio)", "jain", "qdrop/s", "IPI call/s", "IPI resched/s",
 		"squeeze/s");
 	for (i = 0; i < r->ncases; i++) {
@@ -58,7 +58,7 @@ static void print_rates(const struct bench_result *r, FILE *f)
 		base = c->baseline == i;
 		if (!c->nruns)
 			continue;
-		fprintf(f, "%-15s %-18s", bench_scenario_name(c->scenario), c->name);
+		fprintf(f, "%-15s %-22s", bench_scenario_name(c->scenario), c->name);
 		put_figure(f, 21, c->tcp ? "%.2f Gbit/s" : "%.3f Mpps", bench_headline(c, m),
 			   bench_headline(c, q), base);
 		put_figure(f, 17, "%.1f", m->bpf_ns, q->bpf_ns, base);
@@ -79,14 +79,14 @@ static void print_frames(const struct bench_result *r, FILE *f)
 	const struct bench_case *c;
 	int i;
 
-	fprintf(f, "\nframes in run 1: %-17s %14s %14s %14s  %s\n", "case", "sent", "received",
+	fprintf(f, "\nframes in run 1: %-21s %14s %14s %14s  %s\n", "case", "sent", "received",
 		"dropped", "sent = received + dropped");
 	for (i = 0; i < r->ncases; i++) {
 		c = &r->cases[i];
 		if (!c->nruns)
 			continue;
 		x = &c->runs[0];
-		fprintf(f, "  %-15s %-17s", bench_scenario_name(c->scenario), c->name);
+		fprintf(f, "  %-15s %-21s", bench_scenario_name(c->scenario), c->name);
 		put_figure(f, 15, "%.0f", x->sent, NAN, true);
 		put_figure(f, 15, "%.0f", x->received, NAN, true);
 		put_figure(f, 15, "%.0f", x->dropped, NAN, true);
@@ -110,7 +110,7 @@ static void print_per_cpu(const struct bench_result *r, FILE *f)
 		m = &c->med;
 		if (!c->nruns)
 			continue;
-		fprintf(f, "  %-15s %-17s", bench_scenario_name(c->scenario), c->name);
+		fprintf(f, "  %-15s %-21s", bench_scenario_name(c->scenario), c->name);
 		for (cpu = 0; cpu < r->ncpus && cpu < 16; cpu++)
 			fprintf(f, "  cpu%d %.3f/%.3f/%.3f %.0f", cpu,
 				per_second(m->redirected[cpu], m) / 1e6,
@@ -287,6 +287,71 @@ static double percent_of(double part, __u32 whole)
 	return whole ? 100.0 * part / whole : NAN;
 }
 
+static bool has_scenario(const struct bench_result *r, enum bench_scenario sc)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++)
+		if (r->cases[i].scenario == sc)
+			return true;
+	return false;
+}
+
+/* peer: what the other column compares with (cpusteer's steering against
+ * xdp-bench's l4-hash), or NULL.
+ */
+static const struct bench_case *peer_compared(const struct bench_result *r)
+{
+	int i;
+
+	for (i = 0; i < r->ncases; i++)
+		if (r->cases[i].scenario == SC_PEER && r->cases[i].compare_to >= 0)
+			return &r->cases[r->cases[i].compare_to];
+	return NULL;
+}
+
+/* peer: each program's delivered rate with its ratio to its own no-touch
+ * mode, cpusteer's steering also against xdp-bench's l4-hash; what the
+ * device counted in the first run beside what xdp-bench counted itself
+ * (on the test bed they agree); and each mode that failed, with why.
+ */
+static void print_peer(const struct bench_result *r, FILE *f)
+{
+	const struct bench_case *c, *other = peer_compared(r);
+	char vs[48];
+	int i;
+
+	if (!has_scenario(r, SC_PEER))
+		return;
+	snprintf(vs, sizeof(vs), "vs %s", other ? other->name : "-");
+	if (r->xdp_bench)
+		fprintf(f, "\npeer: %s (%s)\n", r->xdp_bench, r->xdp_bench_version);
+	else
+		fprintf(f, "\npeer: xdp-bench is not installed\n");
+	fprintf(f, "  %-22s%22s%22s%20s%20s\n", "case", "delivered (ratio)", vs,
+		"received in run 1", "xdp-bench counted");
+	for (i = 0; i < r->ncases; i++) {
+		c = &r->cases[i];
+		if (c->scenario != SC_PEER || (!c->nruns && !c->failed[0]))
+			continue;
+		fprintf(f, "  %-22s", c->name);
+		if (c->nruns) {
+			put_figure(f, 22, "%.3f Mpps", c->med.delivered_mpps, c->ratio.delivered_mpps,
+				   c->baseline == i);
+			if (c->compare_to >= 0)
+				put_figure(f, 22, "x%.2f", c->compare_ratio, NAN, true);
+			else
+				fprintf(f, "%22s", "");
+			put_figure(f, 20, "%.0f", c->runs[0].received, NAN, true);
+			put_figure(f, 20, "%.0f", c->runs[0].peer_counted, NAN, true);
+			fputc('\n', f);
+		}
+		if (c->failed[0])
+			fprintf(f, "%s--program-mode %s failed: %s\n", c->nruns ? "  " : " ",
+				c->peer_mode, c->failed);
+	}
+}
+
 /* skewed: the fairness and the rate of each side, with the ratio of
  * balance to the static table, and what balance moved.
  */
@@ -324,11 +389,14 @@ void bench_print_summary(const struct bench_result *r, FILE *f)
 		r->runs, r->runs == 1 ? "" : "s");
 	if (!r->dev)
 		fprintf(f, "baselines: no-touch floor for steering, --remote drop for pass, RPS for cpumap, no XDP for steered TCP, the default multilinear hash for --hash nic, the static table for balance\n");
+	if (has_scenario(r, SC_PEER))
+		fprintf(f, "peer: its rates are Mpps delivered to the target CPUs; baselines: xdp-bench's no-touch for xdp-bench, cpusteer's for cpusteer\n");
 	fputc('\n', f);
 	print_rates(r, f);
 	print_frames(r, f);
 	print_per_cpu(r, f);
 	print_control(r, f);
+	print_peer(r, f);
 	print_skewed(r, f);
 	print_flood_loop(r, f);
 	print_kernel_log(r, f);
@@ -380,6 +448,7 @@ static void json_figures(struct json *j, const char *key, const struct bench_fig
 	json_double(j, "mpps", f->mpps);
 	put(j, "frames_delivered", f->delivered);
 	json_double(j, "delivered_mpps", f->delivered_mpps);
+	put(j, "xdp_bench_counted", f->peer_counted);
 	json_double(j, "gbps", f->gbps);
 	put(j, "queue_full_drops", f->queue_drops);
 	json_double(j, "jain_index", f->jain);
@@ -487,6 +556,24 @@ static void json_skew(struct json *j, const struct bench_result *r, const struct
 	json_object_close(j);
 }
 
+/* peer: the program and its mode, why it failed, and the comparison with
+ * another case.
+ */
+static void json_peer(struct json *j, const struct bench_result *r, const struct bench_case *c)
+{
+	json_string(j, "program", c->peer_mode ? "xdp-bench" : "cpusteer");
+	if (c->peer_mode)
+		json_string(j, "xdp_bench_mode", c->peer_mode);
+	if (c->failed[0])
+		json_string(j, "failed", c->failed);
+	else
+		json_null(j, "failed");
+	if (c->compare_to < 0)
+		return;
+	json_string(j, "compared_with", r->cases[c->compare_to].name);
+	json_double(j, "delivered_ratio_to_compared", c->compare_ratio);
+}
+
 static void json_case(struct json *j, const struct bench_result *r, int i)
 {
 	const struct bench_case *c = &r->cases[i];
@@ -510,6 +597,8 @@ static void json_case(struct json *j, const struct bench_result *r, int i)
 	for (k = 0; k < c->nruns; k++)
 		json_figures(j, NULL, &c->runs[k], r->ncpus, true);
 	json_array_close(j);
+	if (c->scenario == SC_PEER)
+		json_peer(j, r, c);
 	if (c->scenario == SC_THREADED_NAPI)
 		json_flood_loop(j, r, c);
 	if (c->elephants)
@@ -569,6 +658,10 @@ int bench_write_json(const struct bench_result *r, const char *path)
 		json_null(&j, "device");
 	json_string(&j, "note", "generator, receiver NAPI and cpumap kthreads share the CPUs; "
 				"ratios are medians of run-by-run ratios to the baseline");
+	if (r->xdp_bench) {
+		json_string(&j, "xdp_bench", r->xdp_bench);
+		json_string(&j, "xdp_bench_version", r->xdp_bench_version);
+	}
 	json_scenarios(&j, r);
 	json_object_open(&j, "control_plane_ms");
 	for (t = 0; t < CONTROL_TIMINGS; t++)

@@ -246,7 +246,7 @@ static void figures_between(struct observer *ob, const struct snapshot *a,
 
 	memset(f, 0, sizeof(*f));
 	f->seconds = b->t - a->t;
-	f->sent = f->gbps = f->bpf_ns = f->queue_drops = f->delivered = NAN;
+	f->sent = f->gbps = f->bpf_ns = f->queue_drops = f->delivered = f->peer_counted = NAN;
 	f->received = delta_of(b->dev_rx, a->dev_rx);
 	f->dropped = delta_of(b->dev_drop, a->dev_drop);
 	f->ipi_call = delta_of(b->ipi_call, a->ipi_call);

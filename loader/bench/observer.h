@@ -26,6 +26,10 @@ struct bench_figures {
 	double mpps;			/* received per second, millions */
 	double delivered;		/* frames the target CPUs' cpumap kthreads took */
 	double delivered_mpps;
+	/* What the receiving program counted itself (xdp-bench's totals),
+	 * a cross-check of `received`.
+	 */
+	double peer_counted;
 	double gbps;			/* tcp: iperf3 receiver goodput */
 	double queue_drops;		/* cpumap enqueue drops: queue full */
 	double jain;			/* fairness of the per-CPU load */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
@@ -90,20 +91,34 @@ int bench_sleep(double seconds)
 	return bench_stop ? -EINTR : 0;
 }
 
-void bench_reap_child(pid_t pid, double grace, int sig)
+/* Waits for child PID until `end`, or with `hurry` until bench_stop is
+ * set, then sends it `sig` and waits for it. Returns its wait status.
+ */
+static int reap_until(pid_t pid, double end, bool hurry, int sig)
 {
-	double end = bench_now() + grace;
+	int status = 0;
 
-	if (pid <= 0)
-		return;
-	while (waitpid(pid, NULL, WNOHANG) == 0) {
-		if (bench_now() >= end || bench_stop) {
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (bench_now() >= end || (hurry && bench_stop)) {
 			kill(pid, sig);
-			waitpid(pid, NULL, 0);
-			return;
+			waitpid(pid, &status, 0);
+			break;
 		}
 		usleep(20000);
 	}
+	return status;
+}
+
+void bench_reap_child(pid_t pid, double grace, int sig)
+{
+	if (pid > 0)
+		reap_until(pid, bench_now() + grace, true, sig);
+}
+
+int bench_stop_child(pid_t pid, int sig, double grace)
+{
+	kill(pid, sig);
+	return reap_until(pid, bench_now() + grace, false, SIGKILL);
 }
 
 /* ---- commands against the receiver ---- */
@@ -412,10 +427,10 @@ static int static_neighbours(struct testbed *b)
 	return run_host(host, NULL) ?: run_host(ns, NULL);
 }
 
-int testbed_open(struct testbed *b)
+/* A test bed with no receiver yet: the machine's CPUs. */
+static int testbed_init(struct testbed *b)
 {
 	struct cpuset online;
-	char path[128];
 	int err;
 
 	memset(b, 0, sizeof(*b));
@@ -425,9 +440,19 @@ int testbed_open(struct testbed *b)
 	if (b->ncpus > BENCH_MAX_CPUS)
 		b->ncpus = BENCH_MAX_CPUS;
 	err = cpuset_online(&online);
+	if (!err)
+		cpuset_format(&online, b->cpus, sizeof(b->cpus));
+	return err;
+}
+
+int testbed_open(struct testbed *b)
+{
+	char path[128];
+	int err;
+
+	err = testbed_init(b);
 	if (err)
 		return err;
-	cpuset_format(&online, b->cpus, sizeof(b->cpus));
 	err = topology_create(&b->topo);
 	if (err)
 		return err;
@@ -442,18 +467,36 @@ int testbed_open(struct testbed *b)
 	return bench_stop ? -EINTR : err;
 }
 
+int testbed_of_device(struct testbed *b, const char *ifname)
+{
+	int err = testbed_init(b);
+
+	if (err)
+		return err;
+	snprintf(b->topo.rx_if, sizeof(b->topo.rx_if), "%s", ifname);
+	b->topo.rx_ifindex = if_nametoindex(ifname);
+	if (!b->topo.rx_ifindex) {
+		log_err("bench: cannot measure %s: no such interface", ifname);
+		return -ENODEV;
+	}
+	b->device = true;
+	bench_take_stop_signals();
+	return 0;
+}
+
 void testbed_close(struct testbed *b)
 {
-	if (!b->have_topo)
-		return;
 	struct instance_dir d;
 
+	if (!b->have_topo && !b->device)
+		return;
 	if (!testbed_instance_dir(b, &d) && !instance_dir_open(&d, 0)) {
 		instance_dir_close(&d);
 		testbed_unload(b);
 	}
-	topology_destroy(&b->topo);
-	b->have_topo = false;
+	if (b->have_topo)
+		topology_destroy(&b->topo);
+	b->have_topo = b->device = false;
 }
 
 /* ---- the generator thread ---- */

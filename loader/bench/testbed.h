@@ -45,12 +45,18 @@ int bench_sleep(double seconds);
  * bench_stop is set), then sends it `sig`; in every case waits for it.
  */
 void bench_reap_child(pid_t pid, double grace, int sig);
+/* Sends child PID `sig` and gives it `grace` seconds to exit, also after
+ * Ctrl-C (a child that cleans up on `sig`), then SIGKILL. Returns its
+ * wait status.
+ */
+int bench_stop_child(pid_t pid, int sig, double grace);
 
 /* ---- the namespaced veth pair ---- */
 
 struct testbed {
 	struct topology topo;
 	bool have_topo;
+	bool device;		/* a real interface of this namespace (--dev), not ours */
 	int ncpus;		/* possible CPUs, for per-CPU counters */
 	char cpus[64];		/* the online CPUs as a --cpus list */
 };
@@ -64,6 +70,10 @@ void testbed_cpus_but(const struct testbed *b, int cpu, char *buf, size_t len);
  * bench_stop); the caller checks bench_stop and calls testbed_close.
  */
 int testbed_open(struct testbed *b);
+/* A real interface of this namespace as the receiver, with no sender of
+ * ours: outside traffic. Takes over SIGINT/SIGTERM as testbed_open does.
+ */
+int testbed_of_device(struct testbed *b, const char *ifname);
 /* Unloads cpusteer from the receiver if it is loaded, removes the
  * topology.
  */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <linux/if.h>
@@ -37,6 +38,20 @@ const char *self_exe(void)
 		return "cpusteer";
 	path[n] = '\0';
 	return path;
+}
+
+const char *program_path(const char *name, char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	char dirs[1024], *dir, *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s", path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, len, "%s/%s", dir, name);
+		if (!access(buf, X_OK))
+			return buf;
+	}
+	return NULL;
 }
 
 /* Runs a command with no shell, quietly; returns its exit status. */
@@ -97,6 +112,8 @@ int topology_enter(const struct topology *t)
 {
 	int fd;
 
+	if (!t->netns[0])
+		return 0;
 	if (host_ns_fd < 0)
 		host_ns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	fd = netns_fd(t);
@@ -112,7 +129,7 @@ int topology_enter(const struct topology *t)
 
 int topology_leave(void)
 {
-	if (host_ns_fd < 0 || setns(host_ns_fd, CLONE_NEWNET))
+	if (host_ns_fd >= 0 && setns(host_ns_fd, CLONE_NEWNET))
 		return -errno;
 	return 0;
 }
@@ -244,23 +261,38 @@ size_t read_bounded(int fd, char *out, size_t len)
 	return got;
 }
 
-static pid_t fork_in_ns(const struct topology *t, char *const argv[], int out_fd)
+/* A child that `deathsig` ends when this process dies first: set before
+ * exec, and checked against a parent that died before it was set.
+ */
+static pid_t fork_in_ns(const struct topology *t, char *const argv[], int out_fd, int err_fd,
+			int deathsig)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid)
 		return pid;
+	if (deathsig && (prctl(PR_SET_PDEATHSIG, deathsig) || getppid() != parent))
+		_exit(126);
 	if (topology_enter(t))
 		_exit(126);
 	if (out_fd >= 0)
 		dup2(out_fd, STDOUT_FILENO);
+	if (err_fd >= 0)
+		dup2(err_fd, STDERR_FILENO);
 	execv(argv[0], argv);
 	_exit(127);
 }
 
 int topology_spawn_in_ns(const struct topology *t, char *const argv[])
 {
-	pid_t pid = fork_in_ns(t, argv, -1);
+	pid_t pid = fork_in_ns(t, argv, -1, -1, 0);
+
+	return pid < 0 ? -errno : pid;
+}
+
+int topology_spawn_tethered(const struct topology *t, char *const argv[], int out_fd, int err_fd)
+{
+	pid_t pid = fork_in_ns(t, argv, out_fd, err_fd, SIGTERM);
 
 	return pid < 0 ? -errno : pid;
 }
@@ -272,7 +304,7 @@ int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, 
 
 	if (out && pipe(pipefd))
 		return -errno;
-	pid = fork_in_ns(t, argv, out ? pipefd[1] : -1);
+	pid = fork_in_ns(t, argv, out ? pipefd[1] : -1, -1, 0);
 	if (pid < 0)
 		return -errno;
 	if (out) {

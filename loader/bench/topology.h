@@ -14,7 +14,7 @@
 #include <linux/types.h>
 
 struct topology {
-	char netns[32];		/* name under /run/netns */
+	char netns[32];		/* name under /run/netns; empty: this namespace */
 	char tx_if[16];		/* host side */
 	char rx_if[16];		/* namespace side */
 	int tx_ifindex;		/* in the host namespace */
@@ -39,6 +39,11 @@ void topology_destroy(struct topology *t);
 int topology_run_in_ns(const struct topology *t, char *const argv[], char *out, size_t out_len);
 /* Runs argv in the background inside the namespace; returns its pid. */
 int topology_spawn_in_ns(const struct topology *t, char *const argv[]);
+/* The same with its stdout on `out_fd` and its stderr on `err_fd`, for a
+ * child that must not outlive us: it gets SIGTERM should this process die
+ * first (an XDP program left attached by a peer that nobody stops).
+ */
+int topology_spawn_tethered(const struct topology *t, char *const argv[], int out_fd, int err_fd);
 /* Enters the receiving namespace (for netlink, sysfs via setns) and back. */
 int topology_enter(const struct topology *t);
 int topology_leave(void);
@@ -50,5 +55,9 @@ size_t read_bounded(int fd, char *out, size_t len);
 
 /* Path of the running cpusteer binary, for running it inside the ns. */
 const char *self_exe(void);
+/* Where program NAME is in $PATH (written to buf), or NULL when it is not
+ * installed.
+ */
+const char *program_path(const char *name, char *buf, size_t len);
 
 #endif

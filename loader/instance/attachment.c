@@ -9,13 +9,19 @@
 #include "attachment.h"
 #include "log.h"
 
-static bool is_wanted(struct xdp_program *p, __u32 prog_id)
+/* Program `*want` (an id), or with *want 0 one named like cpusteer's. */
+static bool is_cpusteer(__u32 id, const char *name, void *want)
 {
-	const char *name = xdp_program__name(p);
+	__u32 prog_id = *(__u32 *)want;
 
 	if (prog_id)
-		return xdp_program__id(p) == prog_id;
+		return id == prog_id;
 	return name && (!strcmp(name, "cpusteer_steer") || !strcmp(name, "cpusteer_notouch"));
+}
+
+static bool is_wanted(struct xdp_program *p, attachment_filter wanted, void *arg)
+{
+	return wanted(xdp_program__id(p), xdp_program__name(p), arg);
 }
 
 #define MAX_PROG_FDS 256
@@ -72,6 +78,11 @@ static void close_leaked(const int *before, int nbefore)
 
 int attachment_find(int ifindex, __u32 prog_id, struct attachment *a)
 {
+	return attachment_find_by(ifindex, is_cpusteer, &prog_id, a);
+}
+
+int attachment_find_by(int ifindex, attachment_filter wanted, void *arg, struct attachment *a)
+{
 	int before[MAX_PROG_FDS], nbefore = prog_fds(before);
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p = NULL;
@@ -85,14 +96,14 @@ int attachment_find(int ifindex, __u32 prog_id, struct attachment *a)
 	a->mode = xdp_multiprog__attach_mode(mp);
 	if (xdp_multiprog__is_legacy(mp)) {
 		p = xdp_multiprog__main_prog(mp);
-		if (p && is_wanted(p, prog_id)) {
+		if (p && is_wanted(p, wanted, arg)) {
 			a->prog_id = xdp_program__id(p);
 			err = 0;
 		}
 	} else {
 		a->dispatcher = true;
 		while (err && (p = xdp_multiprog__next_prog(p, mp)))
-			if (is_wanted(p, prog_id)) {
+			if (is_wanted(p, wanted, arg)) {
 				a->prog_id = xdp_program__id(p);
 				err = 0;
 			}

@@ -22,6 +22,12 @@ struct attachment {
  */
 int attachment_find(int ifindex, __u32 prog_id, struct attachment *a);
 
+/* The same for the first program that `wanted` accepts, given its id and
+ * name (NULL when unknown): for programs that are not cpusteer's.
+ */
+typedef bool (*attachment_filter)(__u32 prog_id, const char *name, void *arg);
+int attachment_find_by(int ifindex, attachment_filter wanted, void *arg, struct attachment *a);
+
 /* Detaches the program of `a` from `ifindex` in its own mode (a detach in
  * another mode is refused). One line naming `shown` on failure.
  */
