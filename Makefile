@@ -72,14 +72,16 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUT)/selftests/%.bpf.o: selftests/bpf/%.bpf.c vmlinux.h | $(OUT)/selftests
+$(OUT)/selftests/%.bpf.o: selftests/bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) \
+			 | $(OUT)/selftests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The skeleton is named after the object, so it reads `struct steer`.
+# The skeleton is named after the object, so it reads `struct steer`
+# (and a test object's `struct hash_sweep`).
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
 $(OUT)/loader/%.o: loader/%.c $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS)
 	$(call msg,CC,$@)
@@ -93,6 +95,10 @@ $(OUT)/cpusteer: $(LOADER_OBJS)
 $(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $(OUT)/selftests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
+
+# The distribution tests hash their flow sets with bpf/hash.h in a test
+# object (selftests/bpf/hash_sweep.bpf.c).
+$(OUT)/selftests/test_hash_distribution: $(OUT)/selftests/hash_sweep.skel.h selftests/uniform_bounds.h
 
 # The program tests of the steering object, test_steer_*, share a fixture
 # (an instance configured as the commands configure one, frames run
