@@ -8,7 +8,8 @@
 # tree again with each other compiler, into build/<compiler>, and runs the
 # tests that load and drive the steering object there: the program tests,
 # every selftests/test_steer_* program (each loads the object, so every
-# program of it but the bound one is verified), classify, and the netns
+# program of it but the bound one is verified) and the distribution tests
+# (their test object hashes with bpf/hash.h), classify, and the netns
 # test of --hash nic for the program bound to a device.
 #
 #   CPUSTEER_COMPILERS   the compilers to try (default: clang-16 clang-19)
@@ -27,9 +28,9 @@ set -u
 t_tmpdir
 compilers=${CPUSTEER_COMPILERS:-clang-16 clang-19}
 # The program tests, by the names of their sources.
-steer_tests=()
-for c in "$TU_TOP"/selftests/test_steer_*.c; do
-	[ -e "$c" ] && steer_tests+=("$(basename "$c" .c)")
+program_tests=()
+for c in "$TU_TOP"/selftests/test_steer_*.c "$TU_TOP"/selftests/test_hash_distribution.c; do
+	[ -e "$c" ] && program_tests+=("$(basename "$c" .c)")
 done
 
 # Builds (or brings up to date) the loader and the program tests with
@@ -37,7 +38,7 @@ done
 build_tree() {	# COMPILER LOG
 	local out=build/$1 t targets=()
 
-	for t in "${steer_tests[@]}"; do
+	for t in "${program_tests[@]}"; do
 		targets+=("$out/selftests/$t")
 	done
 	make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
@@ -75,12 +76,12 @@ expect_tap_passes() {	# LOG STATUS WHAT
 program_tests_pass_with() {	# COMPILER
 	local dir=$TU_TOP/build/$1/selftests t log rc built=0
 
-	[ ${#steer_tests[@]} -gt 0 ] || { t_fail "no selftests/test_steer_*.c"; return; }
-	for t in "${steer_tests[@]}"; do
+	[ ${#program_tests[@]} -gt 0 ] || { t_fail "no program tests (selftests/test_steer_*.c)"; return; }
+	for t in "${program_tests[@]}"; do
 		[ -x "$dir/$t" ] && built=$((built + 1))
 	done
 	[ "$built" -gt 0 ] || { t_skip "no $1 build"; return; }
-	for t in "${steer_tests[@]}"; do
+	for t in "${program_tests[@]}"; do
 		[ -x "$dir/$t" ] || { t_fail "$t: not built with $1"; continue; }
 		log=$T_TMP/$1.$t
 		"$dir/$t" >"$log" 2>&1
