@@ -56,13 +56,31 @@ static __always_inline __u32 siphash13_flow(const struct flow *f, const __u64 ke
 	return (__u32)(out ^ (out >> 32));
 }
 
+/* A fixed bijection of 32-bit values that moves every input bit into the
+ * top bits (MurmurHash3's finalizer). Flows in an arithmetic progression
+ * (ports in sequence, a swept prefix) give sums in one too, whose top bits
+ * bunch into a few buckets for keys near a fraction of small denominator;
+ * renaming the values breaks that pattern and keeps the pairwise
+ * guarantee, since a bijection maps independent uniform values to
+ * independent uniform values.
+ */
+static __always_inline __u32 spread_bits(__u32 h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	h ^= h >> 16;
+	return h;
+}
+
 /* The multilinear family (Lemire and Kaser, "Strongly universal string
  * hashing is fast", 2014): K0 + sum of K[i+1] * w[i] modulo 2^64, of which
- * the top 32 bits are the hash. The words are the message's 32-bit
- * little-endian words with the length byte on top of the last one, as in
- * SipHash's last block; IPv4 uses K1..K4 and IPv6 K1..K10, so the two
- * families' messages never share a word vector. The products do not wait
- * on each other, unlike SipHash's rounds.
+ * the top 32 bits, through spread_bits(), are the hash. The words are the
+ * message's 32-bit little-endian words with the length byte on top of the
+ * last one, as in SipHash's last block; IPv4 uses K1..K4 and IPv6 K1..K10,
+ * so the two families' messages never share a word vector. The products
+ * do not wait on each other, unlike SipHash's rounds.
  */
 static __always_inline __u32 multilinear_flow(const struct flow *f, const __u64 *k)
 {
@@ -78,7 +96,7 @@ static __always_inline __u32 multilinear_flow(const struct flow *f, const __u64 
 	} else {
 		h += k[3] * (__u64)f->ports + k[4] * tail;
 	}
-	return h >> 32;
+	return spread_bits(h >> 32);
 }
 
 /* Symmetric mode makes the lower end the source, so that both directions

@@ -79,12 +79,22 @@ def multilinear_words(message):
     return struct.unpack("<%dI" % (len(padded) // 4), padded)
 
 
+def murmur3_finalizer(h):
+    """MurmurHash3's fmix32: a bijection of 32-bit values."""
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & MASK32
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & MASK32
+    return h ^ (h >> 16)
+
+
 def multilinear(words, k):
-    """K0 plus the sum of K[i+1] * word i, modulo 2^64; its top 32 bits."""
+    """K0 plus the sum of K[i+1] * word i, modulo 2^64; its top 32 bits,
+    through MurmurHash3's finalizer."""
     total = k[0]
     for i, word in enumerate(words):
         total += k[i + 1] * word
-    return (total & MASK64) >> 32
+    return murmur3_finalizer((total & MASK64) >> 32)
 
 
 def flow_message(src, dst, proto, sport, dport, symmetric):

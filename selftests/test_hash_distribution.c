@@ -542,9 +542,9 @@ static void sweep_hashes_the_worked_examples(void)
 		bool symmetric;
 		__u32 hash[ARRAY_SIZE(families)];
 	} examples[] = {
-		{ "UDP 192.0.2.1:1234 > 198.51.100.2:80", false, { 4218049182u, 1950554112u } },
-		{ "UDP [2001:db8::1]:5353 > [2001:db8::2]:53", false, { 4291236398u, 1237677433u } },
-		{ "UDP 198.51.100.2:80 > 192.0.2.1:1234, symmetric", true, { 4218049182u, 1950554112u } },
+		{ "UDP 192.0.2.1:1234 > 198.51.100.2:80", false, { 1968996220u, 1950554112u } },
+		{ "UDP [2001:db8::1]:5353 > [2001:db8::2]:53", false, { 2650151723u, 1237677433u } },
+		{ "UDP 198.51.100.2:80 > 192.0.2.1:1234, symmetric", true, { 1968996220u, 1950554112u } },
 	};
 	struct cpusteer_flow_key *f = skel->bss->sweep_flows;
 	__u32 got[ARRAY_SIZE(examples)];
