@@ -72,8 +72,9 @@ expect_tap_passes() {	# LOG STATUS WHAT
 }
 
 # Every program test, each judged alone; one that was not built fails,
-# unless none was (no such compiler).
-program_tests_pass_with() {	# COMPILER
+# unless none was (no such compiler). With a HASH, the tests that choose
+# none run under it instead of the default (steer_fixture.c).
+program_tests_pass_with() {	# COMPILER [HASH]
 	local dir=$TU_TOP/build/$1/selftests t log rc built=0
 
 	[ ${#program_tests[@]} -gt 0 ] || { t_fail "no program tests (selftests/test_steer_*.c)"; return; }
@@ -84,9 +85,9 @@ program_tests_pass_with() {	# COMPILER
 	for t in "${program_tests[@]}"; do
 		[ -x "$dir/$t" ] || { t_fail "$t: not built with $1"; continue; }
 		log=$T_TMP/$1.$t
-		"$dir/$t" >"$log" 2>&1
+		CPUSTEER_TEST_HASH=${2:-} "$dir/$t" >"$log" 2>&1
 		rc=$?
-		expect_tap_passes "$log" "$rc" "$t built with $1"
+		expect_tap_passes "$log" "$rc" "$t built with $1${2:+, under $2}"
 	done
 }
 
@@ -113,21 +114,30 @@ object_loads_with() {	# COMPILER
 }
 
 all_tests() {
-	local c
+	local c other_hash=siphash13
 
 	for c in $compilers; do
 		t_run "${c}_builds" build_with "$c"
 		if [ -n "${CPUSTEER_COMPILERS_LOAD_ONLY:-}" ]; then
 			t_run "${c}_object_loads" object_loads_with "$c"
+			continue
+		fi
+		if [ -n "$other_hash" ]; then
+			# The main run has every program test under the default
+			# hash; the first other compiler's run has them under the
+			# other family, so each family runs them all once.
+			t_run "${c}_program_tests_pass_under_$other_hash" \
+				program_tests_pass_with "$c" "$other_hash"
+			other_hash=
 		else
 			t_run "${c}_program_tests_pass" program_tests_pass_with "$c"
-			t_run "${c}_classify_passes" script_passes_with "$c" test_classify_cli.sh
-			# cpusteer_steer_nic loads only bound to a device, so neither
-			# the program tests nor classify verify it: the netns test of
-			# --hash nic loads it on a veth (and on a kernel without the
-			# kfunc checks the refusal instead).
-			t_run "${c}_nic_hash_passes" script_passes_with "$c" test_netns_nic_hash.sh
 		fi
+		t_run "${c}_classify_passes" script_passes_with "$c" test_classify_cli.sh
+		# cpusteer_steer_nic loads only bound to a device, so neither the
+		# program tests nor classify verify it: the netns test of --hash
+		# nic loads it on a veth (and on a kernel without the kfunc checks
+		# the refusal instead).
+		t_run "${c}_nic_hash_passes" script_passes_with "$c" test_netns_nic_hash.sh
 	done
 }
 
