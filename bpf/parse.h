@@ -257,7 +257,11 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	 */
 	if (past_dgram(fr, l3, hdr_len))
 		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
-	if (l3 + hdr_len > fr->end)
+	/* Lengths, not pointers: the transport header's address is then
+	 * formed where the ports are read, not held in a register from here
+	 * on through the length checks and the helper call they may make.
+	 */
+	if (hdr_len > (__u64)(fr->end - l3))
 		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
 	total = bpf_ntohs(iph->tot_len);
 	if (total < hdr_len || !frame_holds(fr, l3, total))
