@@ -306,29 +306,28 @@ static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv
 	return frame_holds(fr, l3, IPV6_HDR_LEN + payload);
 }
 
+/* The transport header of an IPv6 datagram: at `pos`, of type `proto`,
+ * with `room` bytes of the datagram left.
+ */
 static __always_inline enum parse_status
-parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4, __u32 *reason)
+parse_ipv6_transport(const struct frame *fr, void *pos, __u32 room, __u8 proto,
+		     struct flow *f, struct l4_span *l4, __u32 *reason)
 {
-	struct ipv6hdr *ip6h = l3;
-	void *pos = l3 + IPV6_HDR_LEN;
-	__u32 room, len;
-	__u8 nexthdr;
-	int i;
+	f->proto = proto;
+	l4->start = pos;
+	l4->room = room;
+	return parse_ports(fr, pos, room, f, reason);
+}
 
-	if (past_dgram(fr, l3, IPV6_HDR_LEN))
-		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
-	if (pos > fr->end)
-		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
-	if (ip6h->version != 6)
-		return parse_fail(reason, CPUSTEER_PASS_BAD_L3);
-	if (!ipv6_payload_room(fr, ip6h, &room))
-		return parse_fail(reason, CPUSTEER_PASS_BAD_LENGTH);
-	f->family = 6;
-	f->addr[0] = load_u64(l3 + IPV6_SADDR_OFF);
-	f->addr[1] = load_u64(l3 + IPV6_SADDR_OFF + 8);
-	f->addr[2] = load_u64(l3 + IPV6_DADDR_OFF);
-	f->addr[3] = load_u64(l3 + IPV6_DADDR_OFF + 8);
-	nexthdr = ip6h->nexthdr;
+/* The extension headers from `pos` on, the first of type `nexthdr`, then
+ * the transport header after them.
+ */
+static __always_inline enum parse_status
+parse_ipv6_ext(const struct frame *fr, void *pos, __u32 room, __u8 nexthdr,
+	       struct flow *f, struct l4_span *l4, __u32 *reason)
+{
+	__u32 len;
+	int i;
 
 #pragma unroll
 	for (i = 0; i < CPUSTEER_MAX_EXT_HEADERS; i++) {
@@ -371,14 +370,45 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 		pos += len;
 		room -= len;
 	}
-	if (ipv6_is_ext_header(nexthdr)) {
+	/* Only a walk that ran out can stop at an extension header: the test
+	 * of `i` spares the other exits a second look at `nexthdr`.
+	 */
+	if (i == CPUSTEER_MAX_EXT_HEADERS && ipv6_is_ext_header(nexthdr)) {
 		f->notes |= FLOW_EXT_LIMIT;
 		return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
 	}
-	f->proto = nexthdr;
-	l4->start = pos;
-	l4->room = room;
-	return parse_ports(fr, pos, room, f, reason);
+	return parse_ipv6_transport(fr, pos, room, nexthdr, f, l4, reason);
+}
+
+static __always_inline enum parse_status
+parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4, __u32 *reason)
+{
+	struct ipv6hdr *ip6h = l3;
+	void *pos = l3 + IPV6_HDR_LEN;
+	__u32 room;
+	__u8 nexthdr;
+
+	if (past_dgram(fr, l3, IPV6_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
+	if (pos > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
+	if (ip6h->version != 6)
+		return parse_fail(reason, CPUSTEER_PASS_BAD_L3);
+	if (!ipv6_payload_room(fr, ip6h, &room))
+		return parse_fail(reason, CPUSTEER_PASS_BAD_LENGTH);
+	f->family = 6;
+	f->addr[0] = load_u64(l3 + IPV6_SADDR_OFF);
+	f->addr[1] = load_u64(l3 + IPV6_SADDR_OFF + 8);
+	f->addr[2] = load_u64(l3 + IPV6_DADDR_OFF);
+	f->addr[3] = load_u64(l3 + IPV6_DADDR_OFF + 8);
+	nexthdr = ip6h->nexthdr;
+	/* Most datagrams have no extension header: a protocol with ports
+	 * (never an extension header) goes straight to the transport
+	 * header, with no walk to set up.
+	 */
+	if (proto_has_ports(nexthdr))
+		return parse_ipv6_transport(fr, pos, room, nexthdr, f, l4, reason);
+	return parse_ipv6_ext(fr, pos, room, nexthdr, f, l4, reason);
 }
 
 static __always_inline bool is_vlan_tpid(__be16 proto)
