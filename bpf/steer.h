@@ -341,7 +341,7 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 	/* Cannot happen: the caller passes its own, and the array has entry 0. */
 	if (!pk.cnt || !cfg || !at || at->kind >= CPUSTEER_TUNNELS)
 		return XDP_PASS;
-	pk.f = pk.outer = &at->outer;
+	pk.outer = &at->outer;
 	kind = at->kind;	/* bounded in a register: `at` may be rewritten */
 	pk.tunnel = kind;
 	if (record)
@@ -354,18 +354,26 @@ static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpust
 		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
 	}
 	if (why == CPUSTEER_INNER_FALLBACKS) {
-		pk.f = &in;
 		if (kind < CPUSTEER_TUNNELS)
 			pk.cnt->inner_steered[kind]++;
-	} else if (why < CPUSTEER_INNER_FALLBACKS) {
-		/* Bounded again where it indexes, by a mask the compiler
-		 * cannot drop as redundant: clang 19 spilled `why` before the
-		 * check above, and 6.1's verifier carries no bound to a
-		 * spilled copy ("R1 unbounded memory access").
-		 */
-		barrier_var(why);
-		pk.cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
+	} else {
+		in = at->outer;
+		if (why < CPUSTEER_INNER_FALLBACKS) {
+			/* Bounded again where it indexes, by a mask the
+			 * compiler cannot drop as redundant: clang 19 spilled
+			 * `why` before the check above, and 6.1's verifier
+			 * carries no bound to a spilled copy ("R1 unbounded
+			 * memory access").
+			 */
+			barrier_var(why);
+			pk.cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
+		}
 	}
+	/* The flow hashed is always `in`, the outer one copied there when it
+	 * must do: hashed through a pointer that may be either, the flow was
+	 * read a byte at a time, clang knowing no alignment for it.
+	 */
+	pk.f = &in;
 	pk.fallback = why;
 	return steer_flow(&pk, cfg);
 }
