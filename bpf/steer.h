@@ -275,16 +275,10 @@ static __always_inline int steer_flow(const struct packet *pk,
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 
-/* Outer IP headers start within two VLAN tags of the frame's start. */
-#define TUNNEL_L3_OFF_MAX (ETH_HDR_LEN + 2 * VLAN_HDR_LEN)
-
 /* Global, like the functions below: the verifier checks it once, with
  * offsets it knows nothing of. Inlined, the inner path would be explored
  * again for every path of the outer parse (tags, options, extension
- * headers) that reaches it. For the same reason it walks the outer IP
- * header again rather than be handed the transport header's offset:
- * kept live past the outer walk, that offset splits the caller's states
- * by every length an extension header can have.
+ * headers) that reaches it.
  *
  * The program calls it and then steer_tunneled_*, one after the other:
  * a call from one global function to the next would add a third frame
@@ -298,25 +292,15 @@ static __always_inline int steer_flow(const struct packet *pk,
 __noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
 {
 	struct frame fr = frame_of(ctx);
-	struct flow again = { .ports = 0, .notes = 0 };
-	enum parse_status st;
 	struct l4_span l4;
-	__u32 reason = 0;
-	void *l3;
 
 	if (!at)
 		return 0;	/* cannot happen: the caller's */
 	at->why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
-	if (at->l3_off > TUNNEL_L3_OFF_MAX)
+	if (at->l4_off > TUNNEL_OFF_MAX)
 		return 0;
-	l3 = fr.data + at->l3_off;
-	if (at->outer.family == 4)
-		st = parse_ipv4(&fr, l3, &again, &l4, &reason);
-	else
-		st = parse_ipv6(&fr, l3, &again, &l4, &reason);
-	if (st != PARSE_FLOW)
-		return 0;
-	at->dgram_end = frame_offset(&fr, l4.start) + l4.room;
+	l4.start = fr.data + at->l4_off;
+	l4.room = at->dgram_end - at->l4_off;
 	at->why = tunnel_payload(&fr, &l4, at);
 	return 0;
 }
@@ -393,10 +377,17 @@ __noinline int steer_tunneled_record(struct xdp_md *ctx, const struct cpusteer_c
 	return steer_tunneled(ctx, cfg, at, true);
 }
 
-/* A parsed outer flow: looked into when it is a tunnel --inner names. */
+/* A parsed outer flow: looked into when it is a tunnel --inner names.
+ * Its transport header comes as an offset, taken where the outer parse
+ * ends: the verifier knows nothing of a difference of two packet
+ * pointers, so the parse's paths (one per length of each extension
+ * header) meet there. Kept as a pointer to the tunnel's call, the
+ * transport header split the states of all that comes after by every
+ * length and doubled the verifier's work.
+ */
 static __always_inline int steer_parsed(const struct packet *pk,
 					const struct cpusteer_config *cfg,
-					const struct frame *fr, void *l3)
+					const struct frame *fr, __u32 l4_off, __u32 l4_room)
 {
 	struct tunnel_at at;
 	__u32 kind;
@@ -408,7 +399,8 @@ static __always_inline int steer_parsed(const struct packet *pk,
 			__builtin_memset(&at, 0, sizeof(at));
 			at.outer = *pk->f;
 			at.kind = kind;
-			at.l3_off = l3 - fr->data;
+			at.l4_off = l4_off;
+			at.dgram_end = l4_off + l4_room;
 			if (pk->f->notes & FLOW_FRAGMENT)
 				at.why = CPUSTEER_INNER_OUTER_FRAGMENT;
 			else
@@ -432,7 +424,7 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 	struct flow f;
 	struct packet pk = { .ctx = ctx, .cnt = cnt, .f = &f, .record = record,
 			     .tunnel = CPUSTEER_TUNNELS, .fallback = CPUSTEER_INNER_FALLBACKS };
-	struct l4_span l4;	/* not kept: find_tunnel_payload walks again */
+	struct l4_span l4;
 	enum parse_status st;
 	__be16 proto;
 	void *l3;
@@ -452,10 +444,10 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 		return pass_for(&pk, reason);
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, l3);
+			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, l3);
+			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);

@@ -81,17 +81,17 @@ static __always_inline __u32 tunnel_kind(const struct flow *f, const struct cpus
 }
 
 /* A tunnel in the frame, with offsets from its start: the outer parse
- * fills in the first three, find_tunnel_payload the rest.
+ * fills in the first four, find_tunnel_payload the rest.
  */
 struct tunnel_at {
 	struct flow outer;
 	__u32 kind;		/* enum cpusteer_tunnel */
-	__u32 l3_off;		/* the outer IP header */
+	__u32 l4_off;		/* the outer transport header */
+	__u32 dgram_end;	/* where the outer datagram ends: the payload's end */
 	__u32 payload_off;	/* what the tunnel carries */
 	__be16 payload_proto;	/* its EtherType; ETH_P_TEB: an Ethernet frame */
 	__u16 pad;
 	__u32 why;		/* find_tunnel_payload's result */
-	__u32 dgram_end;	/* where the outer datagram ends: the payload's end */
 };
 
 /* Far beyond any offset a parse reaches before the inner IP header
