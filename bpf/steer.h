@@ -258,8 +258,10 @@ static __always_inline int redirect_via_bucket(const struct packet *pk,
 }
 
 /* The flow is complete: count what it was and send it to its bucket's
- * CPU. Inlined once per address family, so that the hash is specialised
- * to the family's message and the two paths share no merged state.
+ * CPU. Inlined once per outer address family and once more for tunnels,
+ * so that the hash is specialised to what each path knows of the flow and
+ * the paths share no merged state: merged, the tunnel's path and the
+ * others made IPv4/UDP 30 instructions longer.
  */
 static __always_inline int steer_flow(const struct packet *pk,
 				      const struct cpusteer_config *cfg)
@@ -275,106 +277,52 @@ static __always_inline int steer_flow(const struct packet *pk,
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 
-/* Global, like the functions below: the verifier checks it once, with
- * offsets it knows nothing of. Inlined, the inner path would be explored
- * again for every path of the outer parse (tags, options, extension
- * headers) that reaches it.
- *
- * The program calls it and then steer_tunneled_*, one after the other:
- * a call from one global function to the next would add a third frame
- * to the 512 bytes of stack they share, and Linux 6.1, which rounds each
- * frame up to 32 bytes, counted 544 for clang 19's classify.
- *
- * Sets at->why; it returns nothing, because a returned 32-bit value is
- * widened in a register of its own, and the verifier would not know the
- * one used as an index to be the one checked.
- */
-__noinline int find_tunnel_payload(struct xdp_md *ctx, struct tunnel_at *at)
-{
-	struct frame fr = frame_of(ctx);
-	struct l4_span l4;
-
-	if (!at)
-		return 0;	/* cannot happen: the caller's */
-	at->why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
-	if (at->l4_off > TUNNEL_OFF_MAX)
-		return 0;
-	l4.start = fr.data + at->l4_off;
-	l4.room = at->dgram_end - at->l4_off;
-	at->why = tunnel_payload(&fr, &l4, at);
-	return 0;
-}
-
 #define INNER_FALLBACK_MASK (CPUSTEER_INNER_FALLBACKS - 1)
 _Static_assert(!(CPUSTEER_INNER_FALLBACKS & INNER_FALLBACK_MASK),
 	       "the fallback reasons are indexed through a mask");
 
-/* A frame of an enabled tunnel kind: steered by its inner flow, or by
- * its outer one when the inner cannot be read, counted either way.
+/* A frame of an enabled tunnel kind: steered by its inner flow, which
+ * replaces *f, or by its outer one when the inner cannot be read, counted
+ * either way. *f is read back whole from at->flow: copied from one of two
+ * places, the flow was read through pointers to each of its fields, and
+ * left as it was on one path, it was left by clang 19 in a register that
+ * the call clobbers.
  */
-static __always_inline int steer_tunneled(struct xdp_md *ctx, const struct cpusteer_config *cfg,
-					  struct tunnel_at *at, const bool record)
+static __always_inline void look_inside(struct packet *pk, struct flow *f,
+					const struct frame *fr, struct tunnel_at *at,
+					__u32 kind, __u32 l4_off, __u32 l4_room)
 {
-	struct frame fr;
-	struct packet pk = { .ctx = ctx, .record = record };
-	__u32 zero = 0, why, kind;
-	struct flow in;
+	__u32 why;
 
-	/* at->why is find_tunnel_payload's, or the caller's. */
-	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
-	/* Cannot happen: the caller passes its own, and the array has entry 0. */
-	if (!pk.cnt || !cfg || !at || at->kind >= CPUSTEER_TUNNELS)
-		return XDP_PASS;
-	pk.outer = &at->outer;
-	kind = at->kind;	/* bounded in a register: `at` may be rewritten */
-	pk.tunnel = kind;
-	if (record)
-		__builtin_memset(&in, 0, sizeof(in));
-	in.ports = 0;
-	in.notes = 0;
-	why = at->why;
-	if (why == CPUSTEER_INNER_FALLBACKS) {
-		fr = tunnel_frame_of(ctx, at->dgram_end);
-		why = parse_inner(&fr, at->payload_off, at->payload_proto, &in);
-	}
-	if (why == CPUSTEER_INNER_FALLBACKS) {
-		if (kind < CPUSTEER_TUNNELS)
-			pk.cnt->inner_steered[kind]++;
-	} else {
-		in = at->outer;
-		if (why < CPUSTEER_INNER_FALLBACKS) {
-			/* Bounded again where it indexes, by a mask the
-			 * compiler cannot drop as redundant: clang 19 spilled
-			 * `why` before the check above, and 6.1's verifier
-			 * carries no bound to a spilled copy ("R1 unbounded
-			 * memory access").
-			 */
-			barrier_var(why);
-			pk.cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
-		}
-	}
-	/* The flow hashed is always `in`, the outer one copied there when it
-	 * must do: hashed through a pointer that may be either, the flow was
-	 * read a byte at a time, clang knowing no alignment for it.
+	/* Every byte set: a global function reads it all; a record shows
+	 * the inner flow from zero, as far as it was parsed.
 	 */
-	pk.f = &in;
-	pk.fallback = why;
-	return steer_flow(&pk, cfg);
-}
-
-/* Global for the reason find_tunnel_payload is; one per program, as
- * steer_frame is, so cpusteer_steer records nothing.
- */
-__noinline int steer_tunneled_fast(struct xdp_md *ctx, const struct cpusteer_config *cfg,
-				   struct tunnel_at *at)
-{
-	return steer_tunneled(ctx, cfg, at, false);
-}
-
-__noinline int steer_tunneled_record(struct xdp_md *ctx, const struct cpusteer_config *cfg,
-				     struct tunnel_at *at)
-{
-	return steer_tunneled(ctx, cfg, at, true);
+	__builtin_memset(at, 0, sizeof(*at));
+	at->outer = *f;
+	at->kind = kind;
+	at->l4_off = l4_off;
+	at->dgram_end = l4_off + l4_room;
+	if (f->notes & FLOW_FRAGMENT) {
+		why = CPUSTEER_INNER_OUTER_FRAGMENT;
+	} else {
+		parse_tunnel(fr->ctx, at);
+		why = at->why;
+		*f = at->flow;
+	}
+	pk->tunnel = kind;
+	pk->outer = &at->outer;
+	pk->fallback = why;
+	if (why == CPUSTEER_INNER_FALLBACKS) {
+		pk->cnt->inner_steered[kind]++;
+	} else if (why < CPUSTEER_INNER_FALLBACKS) {
+		/* Bounded again where it indexes, by a mask the compiler
+		 * cannot drop as redundant: clang 19 spilled `why` before the
+		 * check above, and 6.1's verifier carries no bound to a
+		 * spilled copy ("R1 unbounded memory access").
+		 */
+		barrier_var(why);
+		pk->cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
+	}
 }
 
 /* A parsed outer flow: looked into when it is a tunnel --inner names.
@@ -385,29 +333,18 @@ __noinline int steer_tunneled_record(struct xdp_md *ctx, const struct cpusteer_c
  * transport header split the states of all that comes after by every
  * length and doubled the verifier's work.
  */
-static __always_inline int steer_parsed(const struct packet *pk,
+static __always_inline int steer_parsed(struct packet *pk, struct flow *f,
 					const struct cpusteer_config *cfg,
 					const struct frame *fr, __u32 l4_off, __u32 l4_room)
 {
-	struct tunnel_at at;
+	struct tunnel_at at;	/* the record reads its outer flow */
 	__u32 kind;
 
 	if (cfg->inner) {
-		kind = tunnel_kind(pk->f, cfg);
+		kind = tunnel_kind(f, cfg);
 		if (kind < CPUSTEER_TUNNELS) {
-			/* Every byte set: a global function reads it all. */
-			__builtin_memset(&at, 0, sizeof(at));
-			at.outer = *pk->f;
-			at.kind = kind;
-			at.l4_off = l4_off;
-			at.dgram_end = l4_off + l4_room;
-			if (pk->f->notes & FLOW_FRAGMENT)
-				at.why = CPUSTEER_INNER_OUTER_FRAGMENT;
-			else
-				find_tunnel_payload(fr->ctx, &at);
-			if (pk->record)
-				return steer_tunneled_record(fr->ctx, cfg, &at);
-			return steer_tunneled_fast(fr->ctx, cfg, &at);
+			look_inside(pk, f, fr, &at, kind, l4_off, l4_room);
+			return steer_flow(pk, cfg);
 		}
 	}
 	return steer_flow(pk, cfg);
@@ -444,10 +381,10 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 		return pass_for(&pk, reason);
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, &f, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, &f, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);

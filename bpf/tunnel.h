@@ -80,18 +80,28 @@ static __always_inline __u32 tunnel_kind(const struct flow *f, const struct cpus
 	return cfg->inner & (1u << kind) ? kind : CPUSTEER_TUNNELS;
 }
 
-/* A tunnel in the frame, with offsets from its start: the outer parse
- * fills in the first four, find_tunnel_payload the rest.
+/* A tunnel in the frame, as the outer parse found it, and the flow to
+ * steer it by, as parse_tunnel finds that. Offsets are from the frame's
+ * start.
  */
 struct tunnel_at {
 	struct flow outer;
+	struct flow flow;	/* parse_tunnel's: the inner flow, as far as it
+				 * was read, from zero; or when it cannot be
+				 * read, the outer one */
 	__u32 kind;		/* enum cpusteer_tunnel */
 	__u32 l4_off;		/* the outer transport header */
 	__u32 dgram_end;	/* where the outer datagram ends: the payload's end */
-	__u32 payload_off;	/* what the tunnel carries */
-	__be16 payload_proto;	/* its EtherType; ETH_P_TEB: an Ethernet frame */
-	__u16 pad;
-	__u32 why;		/* find_tunnel_payload's result */
+	__u32 why;		/* parse_tunnel's: CPUSTEER_INNER_FALLBACKS, or
+				 * why `flow` is the outer one */
+};
+
+/* What a tunnel carries: where it starts, and its EtherType (ETH_P_TEB:
+ * an Ethernet frame).
+ */
+struct tunnel_payload {
+	__u32 off;
+	__be16 proto;
 };
 
 /* Far beyond any offset a parse reaches before the inner IP header
@@ -104,8 +114,8 @@ struct tunnel_at {
 /* The tunnel header after the UDP header: VXLAN carries an Ethernet frame,
  * GENEVE names what it carries and may have options before it.
  */
-static __always_inline __u32 udp_tunnel_payload(const struct frame *fr,
-						const struct l4_span *l4, struct tunnel_at *at)
+static __always_inline __u32 udp_tunnel_payload(const struct frame *fr, const struct l4_span *l4,
+						__u32 kind, struct tunnel_payload *p)
 {
 	void *hdr = l4->start + UDP_HDR_LEN;
 	__u32 len = VXLAN_HDR_LEN;	/* GENEVE's fixed part alike */
@@ -114,19 +124,19 @@ static __always_inline __u32 udp_tunnel_payload(const struct frame *fr,
 	if (l4->room < UDP_HDR_LEN + len || hdr + len > fr->end)
 		return CPUSTEER_INNER_TRUNCATED;
 	first = *(__u8 *)hdr;
-	if (at->kind == CPUSTEER_TUNNEL_VXLAN) {
+	if (kind == CPUSTEER_TUNNEL_VXLAN) {
 		if (!(first & VXLAN_FLAG_VNI))
 			return CPUSTEER_INNER_UNSUPPORTED;
-		at->payload_proto = bpf_htons(ETH_P_TEB);
+		p->proto = bpf_htons(ETH_P_TEB);
 	} else {
 		if (GENEVE_VERSION(first))
 			return CPUSTEER_INNER_UNSUPPORTED;
 		len += GENEVE_OPT_WORDS(first) * 4;
 		if (l4->room < UDP_HDR_LEN + len)
 			return CPUSTEER_INNER_TRUNCATED;
-		at->payload_proto = *(__be16 *)(hdr + 2);
+		p->proto = *(__be16 *)(hdr + 2);
 	}
-	at->payload_off = hdr + len - fr->data;
+	p->off = hdr + len - fr->data;
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
@@ -134,7 +144,7 @@ static __always_inline __u32 udp_tunnel_payload(const struct frame *fr,
  * octets, so the verifier sees one length in a range, not eight.
  */
 static __always_inline __u32 gre_payload(const struct frame *fr, const struct l4_span *l4,
-					 struct tunnel_at *at)
+					 struct tunnel_payload *p)
 {
 	void *hdr = l4->start;
 	__u32 len;
@@ -149,24 +159,24 @@ static __always_inline __u32 gre_payload(const struct frame *fr, const struct l4
 				 !!(flags & GRE_SEQ));
 	if (l4->room < len)
 		return CPUSTEER_INNER_TRUNCATED;
-	at->payload_proto = *(__be16 *)(hdr + 2);
-	at->payload_off = hdr + len - fr->data;
+	p->proto = *(__be16 *)(hdr + 2);
+	p->off = hdr + len - fr->data;
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
-/* Fills in where the tunnel's payload starts and what it is, from its
+/* Where the payload of a tunnel of `kind` starts and what it is, from its
  * outer transport header. Returns CPUSTEER_INNER_FALLBACKS, or why the
  * tunnel header cannot be read.
  */
 static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct l4_span *l4,
-					    struct tunnel_at *at)
+					    __u32 kind, struct tunnel_payload *p)
 {
-	if (at->kind == CPUSTEER_TUNNEL_VXLAN || at->kind == CPUSTEER_TUNNEL_GENEVE)
-		return udp_tunnel_payload(fr, l4, at);
-	if (at->kind == CPUSTEER_TUNNEL_GRE)
-		return gre_payload(fr, l4, at);
-	at->payload_off = l4->start - fr->data;
-	at->payload_proto = bpf_htons(at->kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
+	if (kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE)
+		return udp_tunnel_payload(fr, l4, kind, p);
+	if (kind == CPUSTEER_TUNNEL_GRE)
+		return gre_payload(fr, l4, p);
+	p->off = l4->start - fr->data;
+	p->proto = bpf_htons(kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
@@ -220,6 +230,41 @@ static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_o
 	else
 		return CPUSTEER_INNER_UNSUPPORTED;
 	return st == PARSE_FLOW ? CPUSTEER_INNER_FALLBACKS : inner_fallback_of(reason, in);
+}
+
+/* Sets at->flow and at->why from the tunnel the outer parse found; the
+ * caller zeroes at->flow.
+ *
+ * Global: the verifier checks it once, with offsets it knows nothing of.
+ * Inlined, the inner parse would be explored again for every path of the
+ * outer parse (tags, options, extension headers) that reaches it. It
+ * returns nothing, because a returned 32-bit value is widened in a
+ * register of its own, and the verifier would not know the one used as an
+ * index to be the one checked.
+ */
+__noinline int parse_tunnel(struct xdp_md *ctx, struct tunnel_at *at)
+{
+	struct frame fr = frame_of(ctx);
+	struct tunnel_payload payload;
+	struct l4_span l4;
+	__u32 why;
+
+	if (!at)
+		return 0;	/* cannot happen: the caller's */
+	why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
+	if (at->l4_off <= TUNNEL_OFF_MAX) {
+		l4.start = fr.data + at->l4_off;
+		l4.room = at->dgram_end - at->l4_off;
+		why = tunnel_payload(&fr, &l4, at->kind, &payload);
+	}
+	if (why == CPUSTEER_INNER_FALLBACKS) {
+		fr = tunnel_frame_of(ctx, at->dgram_end);
+		why = parse_inner(&fr, payload.off, payload.proto, &at->flow);
+	}
+	if (why != CPUSTEER_INNER_FALLBACKS)
+		at->flow = at->outer;
+	at->why = why;
+	return 0;
 }
 
 #endif /* CPUSTEER_TUNNEL_H */
