@@ -210,17 +210,22 @@ static __always_inline int fail_with(const struct packet *pk, __u32 hash, __u32 
 static __always_inline int redirect_to(const struct packet *pk, __u32 hash, __u32 bucket,
 				       __u32 cpu)
 {
-	__u64 *redirected = (__u64 *)(pk->cnt + 1);
+	__u64 *redirected = (__u64 *)(pk->cnt + 1), *slot;
 
 	if (cpu >= nr_cpus)
 		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_BAD_BUCKET);
-	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
-		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_NO_CPUMAP_ENTRY);
-	/* The slot's address must be formed from the bounded `cpu`, after
-	 * the check: a compiler may not hoist it above this point.
+	/* The slot's address is formed from the bounded `cpu`, after the
+	 * check (a compiler may not hoist it above), and before the call,
+	 * which `cpu` survives in a register or spilled: clang 14 spilled it
+	 * before the check, and 6.1's verifier carries no bound to a spilled
+	 * copy ("R2 unbounded memory access").
 	 */
 	barrier_var(cpu);
-	redirected[cpu]++;
+	slot = &redirected[cpu];
+	barrier_var(slot);
+	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_NO_CPUMAP_ENTRY);
+	(*slot)++;
 	record(pk, hash, bucket, cpu, CPUSTEER_OUT_REDIRECT, 0);
 	return XDP_REDIRECT;
 }
