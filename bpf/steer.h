@@ -286,34 +286,26 @@ static __always_inline int steer_flow(const struct packet *pk,
 _Static_assert(!(CPUSTEER_INNER_FALLBACKS & INNER_FALLBACK_MASK),
 	       "the fallback reasons are indexed through a mask");
 
-/* A frame of an enabled tunnel kind: steered by its inner flow, which
- * replaces *f, or by its outer one when the inner cannot be read, counted
- * either way. *f is read back whole from at->flow: copied from one of two
- * places, the flow was read through pointers to each of its fields, and
- * left as it was on one path, it was left by clang 19 in a register that
- * the call clobbers.
+/* A frame of an enabled tunnel kind: steered by its inner flow, or by
+ * its outer one when the inner cannot be read, counted either way. The
+ * flow steered by is at->flow on every path: pointed at one of two flows,
+ * the hash read it through a pointer per field.
  */
-static __always_inline void look_inside(struct packet *pk, struct flow *f,
-					const struct frame *fr, struct tunnel_at *at,
-					__u32 kind, __u32 l4_off, __u32 l4_room)
+static __always_inline void look_inside(struct packet *pk, const struct frame *fr,
+					struct tunnel_at *at, __u32 kind,
+					__u32 l4_off, __u32 l4_room)
 {
 	__u32 why;
 
-	/* Every byte set: a global function reads it all; a record shows
-	 * the inner flow from zero, as far as it was parsed.
-	 */
+	/* Every byte set: a global function reads it all. */
 	__builtin_memset(at, 0, sizeof(*at));
-	at->outer = *f;
+	at->outer = *pk->f;
 	at->kind = kind;
 	at->l4_off = l4_off;
 	at->dgram_end = l4_off + l4_room;
-	if (f->notes & FLOW_FRAGMENT) {
-		why = CPUSTEER_INNER_OUTER_FRAGMENT;
-	} else {
-		parse_tunnel(fr->ctx, at);
-		why = at->why;
-		*f = at->flow;
-	}
+	parse_tunnel(fr->ctx, at);
+	why = at->why;
+	pk->f = &at->flow;
 	pk->tunnel = kind;
 	pk->outer = &at->outer;
 	pk->fallback = why;
@@ -338,18 +330,19 @@ static __always_inline void look_inside(struct packet *pk, struct flow *f,
  * transport header split the states of all that comes after by every
  * length and doubled the verifier's work.
  */
-static __always_inline int steer_parsed(struct packet *pk, struct flow *f,
+static __always_inline int steer_parsed(const struct packet *pk,
 					const struct cpusteer_config *cfg,
 					const struct frame *fr, __u32 l4_off, __u32 l4_room)
 {
-	struct tunnel_at at;	/* the record reads its outer flow */
+	struct packet tunnelled = *pk;
+	struct tunnel_at at;	/* read by steer_flow and the record */
 	__u32 kind;
 
 	if (cfg->inner) {
-		kind = tunnel_kind(f, cfg);
+		kind = tunnel_kind(pk->f, cfg);
 		if (kind < CPUSTEER_TUNNELS) {
-			look_inside(pk, f, fr, &at, kind, l4_off, l4_room);
-			return steer_flow(pk, cfg);
+			look_inside(&tunnelled, fr, &at, kind, l4_off, l4_room);
+			return steer_flow(&tunnelled, cfg);
 		}
 	}
 	return steer_flow(pk, cfg);
@@ -386,10 +379,10 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 		return pass_for(&pk, reason);
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, &f, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, &f, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
 	} else {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);

@@ -232,8 +232,8 @@ static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_o
 	return st == PARSE_FLOW ? CPUSTEER_INNER_FALLBACKS : inner_fallback_of(reason, in);
 }
 
-/* Sets at->flow and at->why from the tunnel the outer parse found; the
- * caller zeroes at->flow.
+/* Sets at->flow and at->why from the tunnel the outer parse found, a
+ * fragment of it included; the caller zeroes at->flow.
  *
  * Global: the verifier checks it once, with offsets it knows nothing of.
  * Inlined, the inner parse would be explored again for every path of the
@@ -251,8 +251,11 @@ __noinline int parse_tunnel(struct xdp_md *ctx, struct tunnel_at *at)
 
 	if (!at)
 		return 0;	/* cannot happen: the caller's */
-	why = CPUSTEER_INNER_TRUNCATED;	/* cannot stay: parsed before */
-	if (at->l4_off <= TUNNEL_OFF_MAX) {
+	if (at->outer.notes & FLOW_FRAGMENT) {
+		why = CPUSTEER_INNER_OUTER_FRAGMENT;
+	} else if (at->l4_off > TUNNEL_OFF_MAX) {
+		why = CPUSTEER_INNER_TRUNCATED;	/* cannot happen: parsed before */
+	} else {
 		l4.start = fr.data + at->l4_off;
 		l4.room = at->dgram_end - at->l4_off;
 		why = tunnel_payload(&fr, &l4, at->kind, &payload);
