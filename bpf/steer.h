@@ -323,25 +323,26 @@ static __always_inline void look_inside(struct packet *pk, const struct frame *f
 }
 
 /* A parsed outer flow: looked into when it is a tunnel --inner names.
- * Its transport header comes as an offset, taken where the outer parse
- * ends: the verifier knows nothing of a difference of two packet
- * pointers, so the parse's paths (one per length of each extension
- * header) meet there. Kept as a pointer to the tunnel's call, the
- * transport header split the states of all that comes after by every
- * length and doubled the verifier's work.
+ * The transport header is taken as an offset as soon as --inner is
+ * known to be on, and only then: the verifier knows nothing of a
+ * difference of two packet pointers, so the parse's paths (one per length
+ * of each extension header) meet there. Kept as a pointer until the frame
+ * is known to be a tunnel, it split the states of tunnel_kind's branches
+ * by every length and doubled the verifier's work.
  */
 static __always_inline int steer_parsed(const struct packet *pk,
 					const struct cpusteer_config *cfg,
-					const struct frame *fr, __u32 l4_off, __u32 l4_room)
+					const struct frame *fr, const struct l4_span *l4)
 {
 	struct packet tunnelled = *pk;
 	struct tunnel_at at;	/* read by steer_flow and the record */
-	__u32 kind;
+	__u32 kind, l4_off;
 
 	if (cfg->inner) {
+		l4_off = frame_offset(fr, l4->start);
 		kind = tunnel_kind(pk->f, cfg);
 		if (kind < CPUSTEER_TUNNELS) {
-			look_inside(&tunnelled, fr, &at, kind, l4_off, l4_room);
+			look_inside(&tunnelled, fr, &at, kind, l4_off, l4->room);
 			return steer_flow(&tunnelled, cfg);
 		}
 	}
@@ -379,10 +380,10 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 		return pass_for(&pk, reason);
 	if (proto == bpf_htons(ETH_P_IP)) {
 		if (parse_ipv4(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, cfg, &fr, &l4);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		if (parse_ipv6(&fr, l3, &f, &l4, &reason) == PARSE_FLOW)
-			return steer_parsed(&pk, cfg, &fr, frame_offset(&fr, l4.start), l4.room);
+			return steer_parsed(&pk, cfg, &fr, &l4);
 	} else {
 		if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 			return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
