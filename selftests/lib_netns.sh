@@ -154,6 +154,18 @@ nstat_b() {	# NAME
 	in_b nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'
 }
 
+# COMMAND must fail with exactly one line on stderr, matching the glob
+# PATTERN; WHAT names the command in a failure.
+t_refused() {	# WHAT PATTERN COMMAND...
+	local what=$1 pattern=$2 err
+
+	shift 2
+	err=$("$@" 2>&1 >/dev/null) && t_fail "$what: accepted"
+	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || t_fail "$what: more than one line: $err"
+	# shellcheck disable=SC2053 # a glob on purpose
+	[[ $err == $pattern ]] || t_fail "$what: the refusal does not say '$pattern': $err"
+}
+
 # The id of the XDP program on vethB (or IFACE in B), empty when none.
 xdp_prog_id() {	# [IFACE]
 	ip -n "$NSB" -d link show "${1:-$VB}" 2>/dev/null |

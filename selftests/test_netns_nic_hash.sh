@@ -114,15 +114,10 @@ prog=$(xdp_prog_id)
 table() { "$TOOLS/steer_maps" table "$PINS" 512; }
 table >"$NETNS_TMP/t0"
 refuse() {	# MENTION COMMAND...
-	local mention=$1 err
+	local mention=$1
 
 	shift
-	err=$("$@" 2>&1 >/dev/null) && t_fail "accepted: ${*: -4}"
-	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || t_fail "more than one line: $err"
-	case $err in
-	*"$mention"*) ;;
-	*) t_fail "the refusal of '${*: -4}' does not mention '$mention': $err" ;;
-	esac
+	t_refused "${*: -4}" "*$mention*" "$@"
 }
 refuse "to or from nic" cs set "$VB" --hash siphash13
 refuse "--inner" cs set "$VB" --inner all

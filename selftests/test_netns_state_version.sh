@@ -25,7 +25,7 @@ out=$(cs load "$VB" --cpus 0-1 2>&1) || t_abort "cpusteer load failed: $out"
 # Rewrites the record's first field, its version (a little-endian u32), to
 # one less than this binary's.
 age_record() {
-	local record=$PINS/instance_state bytes version
+	local record=$PINS/instance_state bytes version value
 
 	bytes=$(bpftool -j map lookup pinned "$record" key 0 0 0 0 | jq -r '.value | join(" ")') ||
 		return 1
@@ -39,15 +39,10 @@ age_record() {
 }
 
 refused() {	# WHAT COMMAND...
-	local what=$1 err
+	local what=$1
 
 	shift
-	err=$("$@" 2>&1 >/dev/null) && t_fail "$what: accepted"
-	[ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || t_fail "$what: more than one line: $err"
-	case $err in
-	*"another cpusteer version"*"cpusteer unload"*) ;;
-	*) t_fail "$what: the refusal does not name the other version and unload: $err" ;;
-	esac
+	t_refused "$what" "*another cpusteer version*cpusteer unload*" "$@"
 }
 
 t_begin "$REFUSED"
