@@ -5,10 +5,11 @@
  * extension headers), so a flow hashes alike bare and encapsulated.
  *
  * A frame that is not a tunnel of an enabled kind costs one load and a
- * branch when --inner is off, and a few compares of the protocol and the
- * UDP destination port when it is on. A tunnel whose headers cannot be
- * read whole is not a reason to pass the frame: the caller steers it by
- * its outer flow and counts why.
+ * branch when --inner is off, and when it is on a subtraction (where its
+ * transport header is) and a few compares of the protocol and the UDP
+ * destination port. A tunnel whose headers cannot be read whole is not a
+ * reason to pass the frame: the caller steers it by its outer flow and
+ * counts why.
  */
 #ifndef CPUSTEER_TUNNEL_H
 #define CPUSTEER_TUNNEL_H
