@@ -2,6 +2,7 @@
 # The peer scenario: xdp-bench redirect-cpu in three program modes beside
 # cpusteer, on the bench's test bed and on a real interface (--dev).
 # Short runs that check the report and the cleanup, not speed.
+# Not in kernel runs: minutes under emulation; whether xdp-bench loads is reported, not asserted
 #
 #   host namespace                    namespace csb<pid>
 #   csbA<pid> 10.201.0.1  --veth-->   csbB<pid> 10.201.0.2
