@@ -9,6 +9,8 @@
 # Both commands build that test bed themselves (<pid> is their own pid)
 # and must leave no namespace, link or pin behind: after a normal run,
 # and after SIGINT in the middle of one.
+#
+# Not in kernel runs: the bench's bookkeeping, JSON, SVG and cleanup; the generator and the program it drives are test_trafficgen's and test_netns_counters' there (20 s on the host, 2 min under emulation)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib_bench.sh"

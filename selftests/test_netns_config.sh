@@ -13,6 +13,8 @@
 #                                         cpusteer load --config FILE
 #                                         cpusteer set --config FILE
 #                                         cpusteer unload
+#
+# Not in kernel runs: files, flags and which of them wins, read in user space the same on every kernel; the device settings they reach are test_device's and test_netns_unload's there (7 s on the host, 5 min under emulation)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib_netns.sh"

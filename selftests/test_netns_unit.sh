@@ -17,6 +17,8 @@
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
 #                                         the unit's commands for vethB
+#
+# Not in kernel runs: the order of the unit's commands and what they leave, the same on every kernel; load and unload themselves are test_netns_unload's there (3 s on the host, 3 min under emulation)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib_netns.sh"
