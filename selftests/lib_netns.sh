@@ -67,6 +67,17 @@ bg_b() {
 	_bg_pids+=("$BG_PID")
 }
 
+# Whether process PID has its own SIGINT handler by now (SigCgt, bit 1).
+# A non-interactive shell starts background jobs with SIGINT ignored, so a
+# signal sent before the handler is installed is lost: under emulation a
+# process can take seconds to get there.
+catches_sigint() {	# PID
+	local mask
+
+	mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$mask" ] && (((16#$mask >> 1) & 1))
+}
+
 # Waits until FILE has a line "ready" (a udp_flows receiver bound all its
 # sockets), at most 5 s.
 wait_ready() {	# FILE

@@ -178,6 +178,7 @@ t_end
 t_begin trafficgen_stops_on_sigint
 snapshot "$NETNS_TMP/before"
 bg_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" --duration 120 >"$GEN_JSON" 2>"$GEN_ERR"
+wait_until 60 catches_sigint "$BG_PID" || t_fail "cpusteer gen installed no SIGINT handler within 60 s"
 sleep 1
 kill -INT "$BG_PID"
 wait "$BG_PID"
