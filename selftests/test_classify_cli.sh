@@ -4,6 +4,8 @@
 # flows, and that every bad configuration is refused the same way (exit
 # non-zero, one "cpusteer: " line on stderr, nothing on stdout).
 # Needs root (classify loads the BPF program) and python3 for the JSON.
+#
+# Not in kernel runs: the command's JSON, keys and refusals, the same on every kernel; its answers are the program's test runs, which the test_steer_* programs check there (5 s on the host, 2 min under emulation)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib.sh"

@@ -17,7 +17,7 @@
 #   KERNEL_COMMAND=CMD    run CMD in the checkout instead of the suite
 #                         (a bench, a tool by hand); its output is printed
 #   KERNEL_APPEND=ARGS    more kernel command line (e.g. preempt=full)
-#   KERNEL_TIMEOUT=S      seconds one boot may take, all included (2400)
+#   KERNEL_TIMEOUT=S      seconds one boot may take, all included (3000)
 #   KERNEL_CPUS=N         the guest's CPUs (2: the tests assume more than one)
 #   KERNEL_JOBS=N         guests booted at once (2)
 #   KERNEL_MEMORY=MiB     the guest's memory (3072; its tmpfs holds all writes)
@@ -36,7 +36,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 pattern=${1:-}
 base=build/kernels
-limit=${KERNEL_TIMEOUT:-2400}
+limit=${KERNEL_TIMEOUT:-3000}
 cpus=${KERNEL_CPUS:-2}
 jobs=${KERNEL_JOBS:-2}
 memory=${KERNEL_MEMORY:-3072}
