@@ -35,7 +35,6 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))
 LOADER_SRCS := $(wildcard $(addsuffix /*.c,$(LOADER_DIRS)))
-LOADER_HDRS := $(wildcard $(addsuffix /*.h,$(LOADER_DIRS)))
 LOADER_OBJS := $(patsubst %.c,$(OUT)/%.o,$(LOADER_SRCS))
 TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/test_*.c))
 TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard selftests/tools/*.c))
@@ -43,6 +42,19 @@ TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
 # Everything in loader/ except main.c links into the selftests too.
 LIB_OBJS   := $(filter-out $(OUT)/loader/main.o,$(LOADER_OBJS))
+
+# Every compile writes the headers its file includes to a .d file beside
+# what it makes (-MMD; -MP, so that a header removed from the tree does
+# not stop the build), and make reads them back: a header change rebuilds
+# what includes it, and nothing else. A skeleton is generated, so before
+# the first build no .d names it: whatever compiles C waits for the
+# skeletons (an order-only prerequisite), and from then on its .d says
+# which skeleton it includes. What is compiled depends on this Makefile
+# too, which holds its flags: an output made before the flags said -MMD
+# has no .d, and is made again.
+DEPFLAGS   := -MMD -MP
+DEPS       := $(addsuffix .d,$(basename $(BPF_OBJS) $(TEST_BPF_OBJS) $(LOADER_OBJS)) \
+			 $(TEST_PROGS) $(TEST_TOOLS))
 
 ifeq ($(V),1)
 Q :=
@@ -68,14 +80,13 @@ help:
 $(OUT) $(OUT)/selftests $(OUT)/selftests/tools:
 	$(Q)mkdir -p $@
 
-$(OUT)/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) | $(OUT)
+$(OUT)/%.bpf.o: bpf/%.bpf.c Makefile | $(OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/selftests/%.bpf.o: selftests/bpf/%.bpf.c vmlinux.h $(wildcard include/*.h) $(wildcard bpf/*.h) \
-			 | $(OUT)/selftests
+$(OUT)/selftests/%.bpf.o: selftests/bpf/%.bpf.c Makefile | $(OUT)/selftests
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The skeleton is named after the object, so it reads `struct steer`
 # (and a test object's `struct hash_sweep`).
@@ -83,35 +94,35 @@ $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(notdir $*) > $@
 
-$(OUT)/loader/%.o: loader/%.c $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS)
+$(OUT)/loader/%.o: loader/%.c Makefile | $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(OUT)/cpusteer: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-$(OUT)/selftests/%: selftests/%.c selftests/test_util.h $(LIB_OBJS) $(SKELS) | $(OUT)/selftests
+$(OUT)/selftests/%: selftests/%.c Makefile $(LIB_OBJS) | $(SKELS) $(OUT)/selftests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) -Iselftests $< $(TEST_OBJS) $(LIB_OBJS) -o $@ $(LDLIBS)
 
 # The distribution tests hash their flow sets with bpf/hash.h in a test
 # object (selftests/bpf/hash_sweep.bpf.c).
-$(OUT)/selftests/test_hash_distribution: $(OUT)/selftests/hash_sweep.skel.h selftests/uniform_bounds.h
+$(OUT)/selftests/test_hash_distribution: | $(OUT)/selftests/hash_sweep.skel.h
 
 # The program tests of the steering object, test_steer_*, share a fixture
 # (an instance configured as the commands configure one, frames run
 # through it): compiled once, linked into each of them as TEST_OBJS.
 STEER_FIXTURE := $(OUT)/selftests/steer_fixture.o
 STEER_TESTS   := $(filter $(OUT)/selftests/test_steer_%,$(TEST_PROGS))
+DEPS          += $(STEER_FIXTURE:.o=.d)
 
-$(STEER_FIXTURE): selftests/steer_fixture.c selftests/steer_fixture.h selftests/test_util.h \
-		  $(LOADER_HDRS) $(wildcard include/*.h) $(SKELS) | $(OUT)/selftests
+$(STEER_FIXTURE): selftests/steer_fixture.c Makefile | $(SKELS) $(OUT)/selftests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Iselftests -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -Iselftests -c $< -o $@
 
-$(STEER_TESTS): $(STEER_FIXTURE) selftests/steer_fixture.h
+$(STEER_TESTS): $(STEER_FIXTURE)
 $(STEER_TESTS): private TEST_OBJS := $(STEER_FIXTURE)
 
 # Small programs the network tests drive (senders, receivers). Those
@@ -119,13 +130,15 @@ $(STEER_TESTS): private TEST_OBJS := $(STEER_FIXTURE)
 # selftests, rather than keep copies of its code.
 LINKED_TOOLS := $(addprefix $(OUT)/selftests/tools/,kernel_log_kinds napi_show udp_flows)
 
-$(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c $(LIB_OBJS) | $(OUT)/selftests/tools
+$(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c Makefile $(LIB_OBJS) | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-$(OUT)/selftests/tools/%: selftests/tools/%.c $(wildcard include/*.h) | $(OUT)/selftests/tools
+$(OUT)/selftests/tools/%: selftests/tools/%.c Makefile | $(OUT)/selftests/tools
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) $(LDFLAGS) $< -o $@
+
+include $(wildcard $(DEPS))
 
 test: setup
 	$(Q)$(MAKE) --no-print-directory all

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <xdp/libxdp.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "commands.h"
 #include "device.h"
 #include "kernel_features.h"

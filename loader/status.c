@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "commands.h"
 #include "device.h"
 #include "elsewhere.h"
@@ -501,7 +501,7 @@ static void report_missing(const struct listing *l, const char *ifname)
 {
 	char shown[IFNAME_SHOWN_LEN], owner[IFNAME_SHOWN_LEN];
 	struct elsewhere e;
-	struct attachment a;
+	struct attached_prog a;
 
 	log_printable(ifname, shown, sizeof(shown));
 	if (elsewhere_attached(ifname, &a, &e)) {

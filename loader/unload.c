@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <net/if.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "commands.h"
 #include "device.h"
 #include "elsewhere.h"
@@ -51,11 +51,11 @@ static void restore(const struct instance_dir *d, const char *name,
 /* Detaches the program of `a` from ifindex and restores `saved` on that
  * device, in the calling thread's network namespace.
  */
-static int undo_attached(const struct instance_dir *d, int ifindex, const struct attachment *a,
+static int undo_attached(const struct instance_dir *d, int ifindex, const struct attached_prog *a,
 			 const struct device_settings *saved, struct outcome *o)
 {
 	char name[IF_NAMESIZE];
-	int err = attachment_detach(ifindex, a, d->shown);
+	int err = attached_prog_detach(ifindex, a, d->shown);
 
 	if (err && err != -ENOENT)
 		return err;
@@ -81,13 +81,13 @@ static int undo_here_if_attached(void *arg)
 	struct moved *m = arg;
 	struct if_nameindex *ifs = if_nameindex(), *i;
 	struct device_settings saved;
-	struct attachment a;
+	struct attached_prog a;
 	char shown[IFNAME_SHOWN_LEN];
 	int found = 0;
 
 	state_get_saved(m->st, &saved);
 	for (i = ifs; i && i->if_index && !found; i++) {
-		if (attachment_find(i->if_index, m->st->prog_id, &a))
+		if (attached_prog_find(i->if_index, m->st->prog_id, &a))
 			continue;
 		found = 1;
 		m->err = undo_attached(m->d, i->if_index, &a, &saved, m->o);
@@ -126,11 +126,11 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
 {
 	struct moved m = { .d = d, .st = st, .o = o };
 	struct device_settings saved;
-	struct attachment a;
+	struct attached_prog a;
 	char name[IF_NAMESIZE];
 
 	state_get_saved(st, &saved);
-	if (here && !attachment_find(st->ifindex, st->prog_id, &a)) {
+	if (here && !attached_prog_find(st->ifindex, st->prog_id, &a)) {
 		snprintf(o->how, sizeof(o->how), "detached");
 		return undo_attached(d, st->ifindex, &a, &saved, o);
 	}
@@ -160,7 +160,7 @@ static int undo_device(const struct instance_dir *d, const struct cpusteer_insta
  * only where that is proven, in the bpffs cpusteer pins in. Anywhere else
  * the pins may exist where this command cannot see them.
  */
-static int detach_orphan(const struct instance_dir *d, const struct attachment *a,
+static int detach_orphan(const struct instance_dir *d, const struct attached_prog *a,
 			 struct outcome *o)
 {
 	int err;
@@ -170,7 +170,7 @@ static int detach_orphan(const struct instance_dir *d, const struct attachment *
 			a->prog_id, d->shown, CPUSTEER_PIN_ROOT, d->shown);
 		return -ENOENT;
 	}
-	err = attachment_detach(if_nametoindex(d->ifname), a, d->shown);
+	err = attached_prog_detach(if_nametoindex(d->ifname), a, d->shown);
 	if (err)
 		return err;
 	snprintf(o->how, sizeof(o->how),
@@ -188,13 +188,13 @@ static int detach_orphan(const struct instance_dir *d, const struct attachment *
 static int detach_unrecorded(const struct instance_dir *d, bool here, struct outcome *o)
 {
 	struct elsewhere owner;
-	struct attachment a;
+	struct attached_prog a;
 	int err;
 
 	snprintf(o->how, sizeof(o->how), "no record was left; pins removed");
 	if (!here || elsewhere_attached(d->ifname, &a, &owner) || owner.found)
 		return 0;
-	err = attachment_detach(if_nametoindex(d->ifname), &a, d->shown);
+	err = attached_prog_detach(if_nametoindex(d->ifname), &a, d->shown);
 	if (!err)
 		snprintf(o->how, sizeof(o->how),
 			 "detached cpusteer program %u; its record was unreadable or missing, so device settings were left alone; pins removed",
@@ -253,7 +253,7 @@ static int open_found(struct instance_dir *d, const char *ifname, const struct e
 static int find_elsewhere(struct instance_dir *d, bool *here, struct outcome *o)
 {
 	struct elsewhere owner, e;
-	struct attachment a;
+	struct attached_prog a;
 
 	instance_dir_prune(d);
 	if (!elsewhere_attached(d->ifname, &a, &owner)) {

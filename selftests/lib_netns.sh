@@ -144,6 +144,19 @@ read_counters() {	# FILE
 	"$TOOLS/steer_maps" counters "$PINS" >"$1"
 }
 
+# The counters in FILE (read_counters) reconcile: every frame the program
+# received was redirected, passed or counted as an error, once.
+t_counters_reconcile() {	# FILE
+	local rx redirected passed errors
+
+	rx=$(field "$1" rx_packets)
+	redirected=$(field "$1" redirected)
+	passed=$(field "$1" passed)
+	errors=$(field "$1" errors)
+	t_eq "rx_packets = redirected + passed + errors ($redirected + $passed + $errors)" \
+		"$rx" "$((redirected + passed + errors))"
+}
+
 # Waits until the instance on vethB has counted N frames more than FROM,
 # at most 60 s, and prints the count it reached. A test's step waits for
 # traffic to have arrived, not for a time: guests under emulation run ten

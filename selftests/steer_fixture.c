@@ -4,7 +4,7 @@
  */
 /* tu_failures and rng_state are the test program's, one of each
  * (test_util.h): a failure recorded here fails the test that called, and
- * random_flow() goes on with the sequence that test seeded.
+ * fixture_random_flow() goes on with the sequence that test seeded.
  */
 #define TU_STATE_ELSEWHERE
 #include <errno.h>
@@ -21,7 +21,7 @@
 
 /* ---- a steering instance configured as the commands configure one ---- */
 
-void env_opt(struct env *e, const char *name, const char *arg)
+void fixture_opt(struct fixture *e, const char *name, const char *arg)
 {
 	if (cli_set_option(steer_options, &e->o, name, arg)) {
 		printf("#   --%s '%s' was refused, though valid\n", name, arg ? arg : "");
@@ -32,18 +32,18 @@ void env_opt(struct env *e, const char *name, const char *arg)
 /* CPUSTEER_TEST_HASH runs every test that does not choose a hash under
  * that family instead of the default (selftests/test_compilers.sh does).
  */
-void env_init(struct env *e)
+void fixture_init(struct fixture *e)
 {
 	const char *hash = getenv("CPUSTEER_TEST_HASH");
 
 	memset(e, 0, sizeof(*e));
-	env_opt(e, "cpus", "0-1");
-	env_opt(e, "key", KEY_A);
+	fixture_opt(e, "cpus", "0-1");
+	fixture_opt(e, "key", FIXTURE_KEY_A);
 	if (hash && *hash)
-		env_opt(e, "hash", hash);
+		fixture_opt(e, "hash", hash);
 }
 
-int env_start(struct env *e)
+int fixture_start(struct fixture *e)
 {
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
 	struct instance_target t = { .cpus = &e->o.cpus, .cfg = &e->o.cfg, .cm = &cm };
@@ -69,7 +69,7 @@ int env_start(struct env *e)
 	return instance_converge(&e->in, &t);
 }
 
-void env_stop(struct env *e)
+void fixture_stop(struct fixture *e)
 {
 	if (e->loaded)
 		instance_close(&e->in);
@@ -78,7 +78,7 @@ void env_stop(struct env *e)
 	e->table = NULL;
 }
 
-int read_counts(struct env *e, struct counts *n)
+int fixture_read_counts(struct fixture *e, struct fixture_counts *n)
 {
 	__u64 *per = calloc(e->in.ncpus, sizeof(*per));
 	int err = per ? instance_read_counters(&e->in, &n->c, per) : -ENOMEM, cpu;
@@ -94,28 +94,29 @@ int read_counts(struct env *e, struct counts *n)
 	return err;
 }
 
-/* Every field of struct counts is a __u64 count, so the difference is
+/* Every field of struct fixture_counts is a __u64 count, so the difference is
  * taken word by word.
  */
-struct counts counts_since(const struct counts *before, const struct counts *after)
+struct fixture_counts fixture_counts_since(const struct fixture_counts *before,
+					   const struct fixture_counts *after)
 {
 	const __u64 *b = (const __u64 *)before, *a = (const __u64 *)after;
-	struct counts d;
+	struct fixture_counts d;
 	__u64 *out = (__u64 *)&d;
 	size_t i;
 
-	_Static_assert(sizeof(d) % sizeof(__u64) == 0, "struct counts is all __u64");
+	_Static_assert(sizeof(d) % sizeof(__u64) == 0, "struct fixture_counts is all __u64");
 	for (i = 0; i < sizeof(d) / sizeof(__u64); i++)
 		out[i] = a[i] - b[i];
 	return d;
 }
 
-bool same_counts(const struct counts *a, const struct counts *b)
+bool fixture_same_counts(const struct fixture_counts *a, const struct fixture_counts *b)
 {
 	return !memcmp(a, b, sizeof(*a));
 }
 
-const char *format_counts(const struct counts *d, char *buf, size_t len)
+const char *fixture_format_counts(const struct fixture_counts *d, char *buf, size_t len)
 {
 	size_t used = 0;
 	int i;
@@ -153,17 +154,18 @@ const char *format_counts(const struct counts *d, char *buf, size_t len)
 /* ---- running frames ---- */
 
 /* The program with the decision record, which nearly every test reads. */
-static int classify_fd(struct env *e)
+static int classify_fd(struct fixture *e)
 {
 	return instance_prog_fd(&e->in, false);
 }
 
-struct result run_frame_how(struct env *e, const void *frame, __u32 len, struct run_how how)
+struct fixture_result fixture_run_frame_how(struct fixture *e, const void *frame, __u32 len,
+					    struct fixture_run_how how)
 {
 	struct xdp_md ctx = { .data_end = how.linear };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
 		    .repeat = how.repeat);
-	struct result r = {};
+	struct fixture_result r = {};
 
 	/* The kernel puts ctx_in's data_end bytes in the linear part. */
 	if (how.linear) {
@@ -184,34 +186,35 @@ struct result run_frame_how(struct env *e, const void *frame, __u32 len, struct 
 	return r;
 }
 
-struct result run_frame(struct env *e, const void *frame, __u32 len)
+struct fixture_result fixture_run_frame(struct fixture *e, const void *frame, __u32 len)
 {
-	return run_frame_how(e, frame, len, (struct run_how){ 0 });
+	return fixture_run_frame_how(e, frame, len, (struct fixture_run_how){ 0 });
 }
 
-bool kernel_splits_test_frames(void)
+bool fixture_kernel_splits_test_frames(void)
 {
 	static int answer = -1;
 	__u8 frame[ETH_HLEN + 64] = { 0 };
-	struct result r;
-	struct env e;
+	struct fixture_result r;
+	struct fixture e;
 
 	if (answer >= 0)
 		return answer;
-	env_init(&e);
-	if (env_start(&e)) {
-		env_stop(&e);
+	fixture_init(&e);
+	if (fixture_start(&e)) {
+		fixture_stop(&e);
 		return false;	/* the test that asks fails on its own start */
 	}
-	r = run_frame_how(&e, frame, sizeof(frame), (struct run_how){ .linear = ETH_HLEN });
-	env_stop(&e);
+	r = fixture_run_frame_how(&e, frame, sizeof(frame),
+				  (struct fixture_run_how){ .linear = ETH_HLEN });
+	fixture_stop(&e);
 	answer = r.err != -EINVAL;
 	return answer;
 }
 
-size_t build(const struct pkt_spec *s, __u8 *buf)
+size_t fixture_build(const struct pkt_spec *s, __u8 *buf)
 {
-	size_t len = pkt_build(s, buf, FRAME_CAP);
+	size_t len = pkt_build(s, buf, FIXTURE_FRAME_CAP);
 
 	if (!len) {
 		printf("#   pkt_build refused a spec\n");
@@ -220,17 +223,17 @@ size_t build(const struct pkt_spec *s, __u8 *buf)
 	return len;
 }
 
-struct result run_spec(struct env *e, const struct pkt_spec *s)
+struct fixture_result fixture_run_spec(struct fixture *e, const struct pkt_spec *s)
 {
-	__u8 frame[FRAME_CAP];
-	size_t len = build(s, frame);
+	__u8 frame[FIXTURE_FRAME_CAP];
+	size_t len = fixture_build(s, frame);
 
-	return run_frame(e, frame, len);
+	return fixture_run_frame(e, frame, len);
 }
 
 /* ---- what a result must look like ---- */
 
-void expect_redirect(const struct result *r, const char *what)
+void fixture_expect_redirect(const struct fixture_result *r, const char *what)
 {
 	char buf[160];
 
@@ -242,7 +245,7 @@ void expect_redirect(const struct result *r, const char *what)
 	ASSERT_EQ(r->d.outcome, CPUSTEER_OUT_REDIRECT, buf);
 }
 
-void expect_pass(const struct result *r, __u32 reason, const char *what)
+void fixture_expect_pass(const struct fixture_result *r, __u32 reason, const char *what)
 {
 	char buf[160];
 
@@ -256,12 +259,12 @@ void expect_pass(const struct result *r, __u32 reason, const char *what)
 	ASSERT_EQ(r->d.reason, reason, buf);
 }
 
-void expect_same_place(const struct result *want, const struct result *got,
-		       const char *what)
+void fixture_expect_same_place(const struct fixture_result *want, const struct fixture_result *got,
+			       const char *what)
 {
 	char buf[160];
 
-	expect_redirect(got, what);
+	fixture_expect_redirect(got, what);
 	snprintf(buf, sizeof(buf), "%s: hash", what);
 	ASSERT_EQ(got->d.hash, want->d.hash, buf);
 	snprintf(buf, sizeof(buf), "%s: bucket", what);
@@ -270,19 +273,19 @@ void expect_same_place(const struct result *want, const struct result *got,
 	ASSERT_EQ(got->d.cpu, want->d.cpu, buf);
 }
 
-bool same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b)
+bool fixture_same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b)
 {
 	return !memcmp(a, b, sizeof(*a));
 }
 
 /* ---- frames whose IP length fields are set by hand ---- */
 
-size_t ip_fixed_header_len(const struct pkt_spec *s)
+size_t fixture_ip_fixed_header_len(const struct pkt_spec *s)
 {
 	return s->family == 4 ? 20 : 40;
 }
 
-size_t pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill)
+size_t fixture_pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill)
 {
 	if (to <= len)
 		return len;
@@ -290,20 +293,20 @@ size_t pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill)
 	return to;
 }
 
-size_t cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
-		 bool length_fits, __u8 *out)
+size_t fixture_cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
+			 bool length_fits, __u8 *out)
 {
 	size_t l3 = pkt_l3_offset(s);
 
 	memcpy(out, frame, cut);
-	if (length_fits && cut >= l3 + ip_fixed_header_len(s))
+	if (length_fits && cut >= l3 + fixture_ip_fixed_header_len(s))
 		pkt_set_ip_length(s, out, cut - l3);
 	return cut;
 }
 
 /* ---- deterministic pseudo-random flows ---- */
 
-void random_flow(struct pkt_spec *s, int family)
+void fixture_random_flow(struct pkt_spec *s, int family)
 {
 	int fam = family ? family : (rng() & 1 ? 6 : 4);
 	int i;
@@ -324,18 +327,18 @@ void random_flow(struct pkt_spec *s, int family)
 
 /* ---- VLAN tags and IPv6 extension headers ---- */
 
-void add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci)
+void fixture_add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci)
 {
 	s->vlan_tpid[s->nvlan] = tpid;
 	s->vlan_tci[s->nvlan] = tci;
 	s->nvlan++;
 }
 
-const __u8 ext_cycle[3] = { 0, 43, 60 };
+const __u8 fixture_ext_cycle[3] = { 0, 43, 60 };
 
 /* ---- IP length fields ---- */
 
-const struct length_case length_cases[] = {
+const struct fixture_length_case fixture_length_cases[] = {
 	{ .name = "IPv4 Total Length 0", .family = 4, .proto = IPPROTO_UDP,
 	  .dgram_len = 0, .reason = CPUSTEER_PASS_BAD_LENGTH },
 	{ .name = "IPv4 Total Length 19, below the header", .family = 4,
@@ -378,9 +381,9 @@ const struct length_case length_cases[] = {
 	  .dgram_len = 40, .reason = CPUSTEER_PASS_TRUNC_L4 },
 };
 
-const size_t nlength_cases = ARRAY_SIZE(length_cases);
+const size_t fixture_nlength_cases = ARRAY_SIZE(fixture_length_cases);
 
-size_t build_length_case(const struct length_case *c, __u8 *frame)
+size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *frame)
 {
 	struct pkt_spec s;
 	size_t len;
@@ -393,16 +396,16 @@ size_t build_length_case(const struct length_case *c, __u8 *frame)
 		s.next = 1;
 	}
 	s.fragment = c->fragment;
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	if (c->hop_by_hop)
 		frame[pkt_l3_offset(&s) + 40 + 1] = c->hop_len;
 	pkt_set_ip_length(&s, frame, c->dgram_len);
-	return pad_frame(frame, len, c->pad_to, 0xa5);
+	return fixture_pad_frame(frame, len, c->pad_to, 0xa5);
 }
 
 /* ---- frames the program must survive ---- */
 
-const __u16 random_types[5] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8 };
+const __u16 fixture_random_types[5] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8 };
 
 static void put_be16(__u8 *p, __u16 v)
 {
@@ -410,7 +413,7 @@ static void put_be16(__u8 *p, __u16 v)
 	p[1] = v & 0xff;
 }
 
-void random_frame(__u8 *frame, size_t len, __u16 type, int kind)
+void fixture_random_frame(__u8 *frame, size_t len, __u16 type, int kind)
 {
 	size_t i;
 
@@ -429,19 +432,19 @@ void random_frame(__u8 *frame, size_t len, __u16 type, int kind)
 		put_be16(frame + ETH_HLEN + 4, len - ETH_HLEN - 40);
 }
 
-void cut_specs(struct pkt_spec *specs)
+void fixture_cut_specs(struct pkt_spec *specs)
 {
 	pkt_spec_init(&specs[0], 4, IPPROTO_UDP);
 	pkt_spec_init(&specs[1], 4, IPPROTO_TCP);
 	specs[1].ipv4_options_len = 12;
-	add_vlan(&specs[1], 0x8100, 9);
+	fixture_add_vlan(&specs[1], 0x8100, 9);
 	pkt_spec_init(&specs[2], 6, IPPROTO_UDP);
 	specs[2].next = 2;
 	specs[2].ext[0] = 0;
 	specs[2].ext[1] = 43;
 	pkt_spec_init(&specs[3], 6, IPPROTO_SCTP);
-	add_vlan(&specs[3], 0x88a8, 1);
-	add_vlan(&specs[3], 0x8100, 2);
+	fixture_add_vlan(&specs[3], 0x88a8, 1);
+	fixture_add_vlan(&specs[3], 0x8100, 2);
 	pkt_spec_init(&specs[4], 4, IPPROTO_UDP);
 	specs[4].fragment = true;
 	specs[4].frag_offset = 100;
@@ -454,7 +457,7 @@ void cut_specs(struct pkt_spec *specs)
 
 /* ---- multi-buffer frames ---- */
 
-const struct split_case split_cases[] = {
+const struct fixture_split_case fixture_split_cases[] = {
 	{ .name = "VLAN tag past the linear part", .family = 4, .proto = IPPROTO_UDP,
 	  .nvlan = 1, .linear = 16, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
 	{ .name = "IPv4 fixed header past the linear part", .family = 4,
@@ -464,7 +467,7 @@ const struct split_case split_cases[] = {
 	{ .name = "IPv4 ports past the linear part", .family = 4, .proto = IPPROTO_UDP,
 	  .linear = 36, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
 	{ .name = "IPv4 payload in fragments", .family = 4, .proto = IPPROTO_TCP,
-	  .linear = 38, .reason = STEERED },
+	  .linear = 38, .reason = FIXTURE_STEERED },
 	{ .name = "IPv4 Total Length one past the whole frame", .family = 4,
 	  .proto = IPPROTO_UDP, .dgram_extra = 1, .linear = 38,
 	  .reason = CPUSTEER_PASS_BAD_LENGTH },
@@ -479,18 +482,18 @@ const struct split_case split_cases[] = {
 	{ .name = "IPv6 ports past the linear part", .family = 6, .proto = IPPROTO_UDP,
 	  .next = 3, .linear = 80, .reason = CPUSTEER_PASS_HEADERS_IN_FRAGS },
 	{ .name = "IPv6 payload in fragments", .family = 6, .proto = IPPROTO_UDP,
-	  .next = 3, .linear = 82, .reason = STEERED },
+	  .next = 3, .linear = 82, .reason = FIXTURE_STEERED },
 	{ .name = "IPv6 Payload Length one past the whole frame", .family = 6,
 	  .proto = IPPROTO_UDP, .dgram_extra = 1, .linear = 58,
 	  .reason = CPUSTEER_PASS_BAD_LENGTH },
 	{ .name = "IPv6 jumbogram, payload in fragments", .family = 6,
 	  .proto = IPPROTO_TCP, .next = 1, .jumbogram = true, .linear = 66,
-	  .reason = STEERED },
+	  .reason = FIXTURE_STEERED },
 };
 
-const size_t nsplit_cases = ARRAY_SIZE(split_cases);
+const size_t fixture_nsplit_cases = ARRAY_SIZE(fixture_split_cases);
 
-size_t build_split_case(const struct split_case *c, __u8 *frame)
+size_t fixture_build_split_case(const struct fixture_split_case *c, __u8 *frame)
 {
 	struct pkt_spec s;
 	size_t len;
@@ -499,12 +502,12 @@ size_t build_split_case(const struct split_case *c, __u8 *frame)
 	pkt_spec_init(&s, c->family, c->proto);
 	s.payload_len = 200;
 	for (i = 0; i < c->nvlan; i++)
-		add_vlan(&s, 0x8100, 7);
+		fixture_add_vlan(&s, 0x8100, 7);
 	s.ipv4_options_len = c->ipv4_options_len;
 	s.next = c->next;
 	for (i = 0; i < c->next; i++)
-		s.ext[i] = ext_cycle[i % 3];
-	len = build(&s, frame);
+		s.ext[i] = fixture_ext_cycle[i % 3];
+	len = fixture_build(&s, frame);
 	if (c->jumbogram)
 		pkt_set_ip_length(&s, frame, 40);
 	if (c->dgram_extra)
@@ -514,7 +517,7 @@ size_t build_split_case(const struct split_case *c, __u8 *frame)
 
 /* ---- the test program ---- */
 
-int steer_tests_main(const struct tu_test *tests, size_t n)
+int fixture_main(const struct tu_test *tests, size_t n)
 {
 	log_verbose = getenv("CPUSTEER_TEST_VERBOSE") != NULL;
 	log_setup_libs();

@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/if_ether.h>
 #include <linux/types.h>
 #include "cpusteer.h"
 #include "frame_builder.h"
@@ -29,133 +30,135 @@
 #include "options.h"
 #include "test_util.h"
 
-#define KEY_A "0123456789abcdef0fedcba987654321"
-#define KEY_B "a5a5a5a55a5a5a5a3c3c3c3cc3c3c3c3"
+#define FIXTURE_KEY_A "0123456789abcdef0fedcba987654321"
+#define FIXTURE_KEY_B "a5a5a5a55a5a5a5a3c3c3c3cc3c3c3c3"
 
-#define ETH_HLEN 14
-#define FRAME_CAP 512
+#define FIXTURE_FRAME_CAP 512
 
 /* ---- a steering instance configured as the commands configure one ---- */
 
-struct env {
+struct fixture {
 	struct steer_instance in;
 	struct steer_opts o;
 	__u32 *table;
 	bool loaded;
-	bool with_steer;	/* cpusteer_steer loaded too (see env_init) */
+	bool with_steer;	/* cpusteer_steer loaded too (see fixture_init) */
 };
 
 /* Only options the tests get right; a failure here is a broken test. */
-void env_opt(struct env *e, const char *name, const char *arg);
+void fixture_opt(struct fixture *e, const char *name, const char *arg);
 
-/* CPUs 0-1 and KEY_A; callers add or override options before env_start.
- * Only cpusteer_classify is loaded, unless with_steer is set before
- * env_start for a test that runs cpusteer_steer too.
+/* CPUs 0-1 and FIXTURE_KEY_A; callers add or override options before
+ * fixture_start. Only cpusteer_classify is loaded, unless with_steer is
+ * set before fixture_start for a test that runs cpusteer_steer too.
  */
-void env_init(struct env *e);
+void fixture_init(struct fixture *e);
 
-int env_start(struct env *e);
-void env_stop(struct env *e);
+int fixture_start(struct fixture *e);
+void fixture_stop(struct fixture *e);
 
 /* The steering counters summed over CPUs, and the redirects per target
  * CPU (the tests use CPUs 0 and 1) and in all.
  */
-struct counts {
+struct fixture_counts {
 	struct cpusteer_counters c;
 	__u64 to[2];
 	__u64 redirected;
 };
 
-int read_counts(struct env *e, struct counts *n);
+int fixture_read_counts(struct fixture *e, struct fixture_counts *n);
 
-#define ENV_START(e)                                                               \
+#define FIXTURE_START(e)                                                           \
 	do {                                                                       \
-		int _err = env_start(e);                                           \
+		int _err = fixture_start(e);                                       \
 		if (_err) {                                                        \
 			printf("#   cannot set up the steering instance: %s\n",     \
 			       strerror(-_err));                                   \
 			tu_failures++;                                             \
-			env_stop(e);                                               \
+			fixture_stop(e);                                           \
 			return;                                                    \
 		}                                                                  \
 	} while (0)
 
 /* What happened between two readings. */
-struct counts counts_since(const struct counts *before, const struct counts *after);
+struct fixture_counts fixture_counts_since(const struct fixture_counts *before,
+					   const struct fixture_counts *after);
 
-bool same_counts(const struct counts *a, const struct counts *b);
+bool fixture_same_counts(const struct fixture_counts *a, const struct fixture_counts *b);
 
 /* The counters that moved, for a failure message: "rx 1, passed[7] 1". */
-const char *format_counts(const struct counts *d, char *buf, size_t len);
+const char *fixture_format_counts(const struct fixture_counts *d, char *buf, size_t len);
 
 /* ---- running frames ---- */
 
-struct result {
+struct fixture_result {
 	int err;		/* negative errno of the test run itself */
 	__u32 retval;		/* XDP verdict */
 	struct cpusteer_decision d;	/* outcome ~0u: nothing recorded */
 };
 
 /* How a frame is handed to a program. */
-struct run_how {
+struct fixture_run_how {
 	int prog;		/* fd; 0: classify */
 	__u32 repeat;		/* test runs in one call; 0: one */
 	__u32 linear;		/* bytes in the linear part, the rest in
 				 * fragments (a multi-buffer frame); 0: all */
 };
 
-struct result run_frame_how(struct env *e, const void *frame, __u32 len, struct run_how how);
-struct result run_frame(struct env *e, const void *frame, __u32 len);
+struct fixture_result fixture_run_frame_how(struct fixture *e, const void *frame, __u32 len,
+					    struct fixture_run_how how);
+struct fixture_result fixture_run_frame(struct fixture *e, const void *frame, __u32 len);
 
 /* Whether this kernel's BPF_PROG_TEST_RUN builds multi-buffer frames from
  * a short ctx_in data_end (Linux 6.18 and later; earlier kernels refuse
  * it with EINVAL). Tests of split frames leave them out where it cannot.
  */
-bool kernel_splits_test_frames(void);
+bool fixture_kernel_splits_test_frames(void);
 
-#define NO_SPLIT_FRAMES "BPF_PROG_TEST_RUN of this kernel cannot split a frame (Linux 6.18 can)"
+#define FIXTURE_NO_SPLIT_FRAMES \
+	"BPF_PROG_TEST_RUN of this kernel cannot split a frame (Linux 6.18 can)"
 
-size_t build(const struct pkt_spec *s, __u8 *buf);
-struct result run_spec(struct env *e, const struct pkt_spec *s);
+size_t fixture_build(const struct pkt_spec *s, __u8 *buf);
+struct fixture_result fixture_run_spec(struct fixture *e, const struct pkt_spec *s);
 
 /* ---- what a result must look like ---- */
 
-void expect_redirect(const struct result *r, const char *what);
-void expect_pass(const struct result *r, __u32 reason, const char *what);
+void fixture_expect_redirect(const struct fixture_result *r, const char *what);
+void fixture_expect_pass(const struct fixture_result *r, __u32 reason, const char *what);
 
 /* `got` must be redirected exactly where `want` was: same hash, same CPU. */
-void expect_same_place(const struct result *want, const struct result *got,
-		       const char *what);
+void fixture_expect_same_place(const struct fixture_result *want, const struct fixture_result *got,
+			       const char *what);
 
-bool same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b);
+bool fixture_same_key(const struct cpusteer_flow_key *a, const struct cpusteer_flow_key *b);
 
 /* ---- frames whose IP length fields are set by hand ---- */
 
 /* Not a pass reason: what cut_outcome() or a split case says of a frame
  * to be steered.
  */
-#define STEERED CPUSTEER_PASS_REASONS
+#define FIXTURE_STEERED CPUSTEER_PASS_REASONS
 
-size_t ip_fixed_header_len(const struct pkt_spec *s);
+size_t fixture_ip_fixed_header_len(const struct pkt_spec *s);
 
 /* Fills the frame from `len` up to `to` bytes, as Ethernet padding or
  * trailing bytes a NIC passes on would; returns the new length.
  */
-size_t pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill);
+size_t fixture_pad_frame(__u8 *frame, size_t len, size_t to, __u8 fill);
 
 /* Writes the first `cut` bytes of the frame built from `s` to `out`; with
  * `length_fits`, its IP length field (once the cut leaves it whole) says
  * the datagram ends at the cut. Returns the cut frame's length.
  */
-size_t cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
-		 bool length_fits, __u8 *out);
+size_t fixture_cut_frame(const struct pkt_spec *s, const __u8 *frame, size_t cut,
+			 bool length_fits, __u8 *out);
 
 /* ---- deterministic pseudo-random flows ---- */
 
 /* Flow i of a random population: random addresses and ports, UDP or TCP,
  * IPv4 or IPv6 by `family` (0: alternate).
  */
-void random_flow(struct pkt_spec *s, int family);
+void fixture_random_flow(struct pkt_spec *s, int family);
 
 /* The frames below are built by the tests of more than one file: each
  * set belongs to the tests of the topic its section names, and
@@ -164,9 +167,9 @@ void random_flow(struct pkt_spec *s, int family);
 
 /* ---- VLAN tags and IPv6 extension headers ---- */
 
-void add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci);
+void fixture_add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci);
 
-extern const __u8 ext_cycle[3];	/* hop-by-hop, routing, dest */
+extern const __u8 fixture_ext_cycle[3];	/* hop-by-hop, routing, dest */
 
 /* ---- IP length fields ---- */
 
@@ -175,7 +178,7 @@ extern const __u8 ext_cycle[3];	/* hop-by-hop, routing, dest */
  * (IPv4 UDP), 40 (IPv4 TCP) or 48 (IPv6 UDP), plus options and extension
  * headers.
  */
-struct length_case {
+struct fixture_length_case {
 	const char *name;
 	int family;
 	__u8 proto;
@@ -188,30 +191,30 @@ struct length_case {
 	__u32 reason;
 };
 
-extern const struct length_case length_cases[];
-extern const size_t nlength_cases;
+extern const struct fixture_length_case fixture_length_cases[];
+extern const size_t fixture_nlength_cases;
 
-size_t build_length_case(const struct length_case *c, __u8 *frame);
+size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *frame);
 
 /* ---- frames the program must survive ---- */
 
 /* Any type (0), IPv4, IPv6, 802.1Q and 802.1ad, in that order. */
-extern const __u16 random_types[5];
+extern const __u16 fixture_random_types[5];
 
 /* Random bytes sent down the parser of `type` (0: any): as drawn (kind
  * 0), with the IP version right (kind 1), or with the IP length field
  * agreeing with the frame too (kind 2), so that some get as far as the
  * hash.
  */
-void random_frame(__u8 *frame, size_t len, __u16 type, int kind);
+void fixture_random_frame(__u8 *frame, size_t len, __u16 type, int kind);
 
-/* NCUT_SPECS frames of every layer the parser walks, for cutting short:
+/* FIXTURE_NCUT_SPECS frames of every layer the parser walks, for cutting short:
  * tags, IPv4 options, IPv6 extension headers, fragments, protocols with
  * and without ports.
  */
-#define NCUT_SPECS 8
+#define FIXTURE_NCUT_SPECS 8
 
-void cut_specs(struct pkt_spec *specs);
+void fixture_cut_specs(struct pkt_spec *specs);
 
 /* ---- multi-buffer frames ---- */
 
@@ -223,29 +226,29 @@ void cut_specs(struct pkt_spec *specs);
  * fit is steered whatever its payload's layout, its lengths checked
  * against the whole frame. Every frame carries 200 bytes of payload.
  */
-struct split_case {
+struct fixture_split_case {
 	const char *name;
 	int family;
 	__u8 proto;
 	int nvlan;
 	int ipv4_options_len;
-	int next;		/* IPv6 extension headers, from ext_cycle */
+	int next;		/* IPv6 extension headers, from fixture_ext_cycle */
 	bool jumbogram;		/* IPv6: Payload Length 0 (with next >= 1) */
 	int dgram_extra;	/* bytes the IP header claims past the frame */
 	__u32 linear;		/* bytes in the linear part */
-	__u32 reason;		/* or STEERED */
+	__u32 reason;		/* or FIXTURE_STEERED */
 };
 
-extern const struct split_case split_cases[];
-extern const size_t nsplit_cases;
+extern const struct fixture_split_case fixture_split_cases[];
+extern const size_t fixture_nsplit_cases;
 
-size_t build_split_case(const struct split_case *c, __u8 *frame);
+size_t fixture_build_split_case(const struct fixture_split_case *c, __u8 *frame);
 
 /* ---- the test program ---- */
 
 /* main's body: libbpf's own messages only on request (as in cpusteer -v),
  * then the plan and every test; main's exit status.
  */
-int steer_tests_main(const struct tu_test *tests, size_t n);
+int fixture_main(const struct tu_test *tests, size_t n);
 
 #endif

@@ -40,21 +40,21 @@ struct apart {
 };
 
 /* Sends both directions of 50 random connections of one family. */
-static struct apart directions_apart(struct env *e, int fam)
+static struct apart directions_apart(struct fixture *e, int fam)
 {
 	struct apart a = { .ok = true };
 	struct pkt_spec s;
-	struct result fwd, rev;
+	struct fixture_result fwd, rev;
 	int i;
 
 	rng_seed(11 + fam);
 	for (i = 0; i < 50; i++) {
-		random_flow(&s, fam);
+		fixture_random_flow(&s, fam);
 		if (i == 0)	/* same host both ends: ports decide */
 			memcpy(s.daddr, s.saddr, 16);
-		fwd = run_spec(e, &s);
+		fwd = fixture_run_spec(e, &s);
 		swap_ends(&s);
-		rev = run_spec(e, &s);
+		rev = fixture_run_spec(e, &s);
 		if (fwd.err || rev.err || fwd.retval != XDP_REDIRECT || rev.retval != XDP_REDIRECT) {
 			printf("#   IPv%d pair %d: not redirected (err %d/%d, verdict %u/%u)\n",
 			       fam, i, fwd.err, rev.err, fwd.retval, rev.retval);
@@ -68,30 +68,30 @@ static struct apart directions_apart(struct env *e, int fam)
 
 static void symmetric_mode_maps_both_directions_alike(void)
 {
-	struct env e;
+	struct fixture e;
 	struct apart a;
 	int fam;
 
-	env_init(&e);
-	env_opt(&e, "symmetric", NULL);
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "symmetric", NULL);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		a = directions_apart(&e, fam);
 		ASSERT_TRUE(a.ok, fam == 4 ? "IPv4: every frame redirected" : "IPv6: every frame redirected");
 		ASSERT_EQ(a.cpu, 0, fam == 4 ? "IPv4 pairs on two CPUs" : "IPv6 pairs on two CPUs");
 		ASSERT_EQ(a.hash, 0, fam == 4 ? "IPv4 pairs with two hashes" : "IPv6 pairs with two hashes");
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void asymmetric_mode_tells_directions_apart(void)
 {
-	struct env e;
+	struct fixture e;
 	struct apart a;
 	int fam;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		a = directions_apart(&e, fam);
 		ASSERT_TRUE(a.ok, fam == 4 ? "IPv4: every frame redirected" : "IPv6: every frame redirected");
@@ -100,7 +100,7 @@ static void asymmetric_mode_tells_directions_apart(void)
 		ASSERT_TRUE(a.hash >= 49, fam == 4 ? "IPv4: directions hash apart"
 						   : "IPv6: directions hash apart");
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- the key ---- */
@@ -108,16 +108,16 @@ static void asymmetric_mode_tells_directions_apart(void)
 #define NFLOWS 1000
 
 /* Places NFLOWS random flows (seeded, so the same flows every call). */
-static bool place_flows(struct env *e, __u64 seed, __u32 *cpu, __u32 *hash)
+static bool place_flows(struct fixture *e, __u64 seed, __u32 *cpu, __u32 *hash)
 {
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	int i;
 
 	rng_seed(seed);
 	for (i = 0; i < NFLOWS; i++) {
-		random_flow(&s, 0);
-		r = run_spec(e, &s);
+		fixture_random_flow(&s, 0);
+		r = fixture_run_spec(e, &s);
 		if (r.err || r.retval != XDP_REDIRECT) {
 			printf("#   flow %d: not redirected (err %d, verdict %u)\n", i, r.err,
 			       r.retval);
@@ -131,17 +131,17 @@ static bool place_flows(struct env *e, __u64 seed, __u32 *cpu, __u32 *hash)
 
 static bool place_with_key(const char *key, __u64 seed, __u32 *cpu, __u32 *hash)
 {
-	struct env e;
+	struct fixture e;
 	bool ok;
 
-	env_init(&e);
-	env_opt(&e, "key", key);
-	if (env_start(&e)) {
-		env_stop(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "key", key);
+	if (fixture_start(&e)) {
+		fixture_stop(&e);
 		return false;
 	}
 	ok = place_flows(&e, seed, cpu, hash);
-	env_stop(&e);
+	fixture_stop(&e);
 	return ok;
 }
 
@@ -150,8 +150,8 @@ static void key_change_moves_about_half_of_flows(void)
 	static __u32 cpu_a[NFLOWS], hash_a[NFLOWS], cpu_b[NFLOWS], hash_b[NFLOWS];
 	int i, moved = 0, rehashed = 0;
 
-	ASSERT_TRUE(place_with_key(KEY_A, 1, cpu_a, hash_a), "placement with key A");
-	ASSERT_TRUE(place_with_key(KEY_B, 1, cpu_b, hash_b), "placement with key B");
+	ASSERT_TRUE(place_with_key(FIXTURE_KEY_A, 1, cpu_a, hash_a), "placement with key A");
+	ASSERT_TRUE(place_with_key(FIXTURE_KEY_B, 1, cpu_b, hash_b), "placement with key B");
 	for (i = 0; i < NFLOWS; i++) {
 		moved += cpu_a[i] != cpu_b[i];
 		rehashed += hash_a[i] != hash_b[i];
@@ -166,8 +166,8 @@ static void same_key_gives_identical_placement(void)
 	static __u32 cpu_a[NFLOWS], hash_a[NFLOWS], cpu_b[NFLOWS], hash_b[NFLOWS];
 	int i, differ = 0;
 
-	ASSERT_TRUE(place_with_key(KEY_B, 2, cpu_a, hash_a), "first placement");
-	ASSERT_TRUE(place_with_key(KEY_B, 2, cpu_b, hash_b), "second placement");
+	ASSERT_TRUE(place_with_key(FIXTURE_KEY_B, 2, cpu_a, hash_a), "first placement");
+	ASSERT_TRUE(place_with_key(FIXTURE_KEY_B, 2, cpu_b, hash_b), "second placement");
 	for (i = 0; i < NFLOWS; i++)
 		differ += cpu_a[i] != cpu_b[i] || hash_a[i] != hash_b[i];
 	ASSERT_EQ(differ, 0, "flows placed differently by two loads with one key");
@@ -178,26 +178,26 @@ static void same_key_gives_identical_placement(void)
  */
 static void flow_cpu_is_table_entry_of_its_bucket(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	__u32 nb, bad_bucket = 0, bad_cpu = 0, i;
 
-	env_init(&e);
-	env_opt(&e, "buckets", "61");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "buckets", "61");
+	FIXTURE_START(&e);
 	nb = e.o.cfg.nbuckets;
 	rng_seed(3);
 	for (i = 0; i < 500; i++) {
-		random_flow(&s, 0);
-		r = run_spec(&e, &s);
-		expect_redirect(&r, "random flow");
+		fixture_random_flow(&s, 0);
+		r = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&r, "random flow");
 		bad_bucket += r.d.bucket != (__u32)(((__u64)r.d.hash * nb) >> 32);
 		bad_cpu += r.d.bucket >= nb || r.d.cpu != e.table[r.d.bucket];
 	}
 	ASSERT_EQ(bad_bucket, 0, "flows whose bucket is not hash * nbuckets >> 32");
 	ASSERT_EQ(bad_cpu, 0, "flows whose cpu is not their bucket's table entry");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- known answers ---- */
@@ -235,28 +235,28 @@ static const struct known_answer known_answers[] = {
 	  KEY_SIPREF, "siphash13", false, 512, 0x74431800, 232 },
 	/* 0a010203 0a030201 9c40 01bb 06 */
 	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
-	  KEY_A, "siphash13", false, 61, 0x731ab1e7, 27 },
+	  FIXTURE_KEY_A, "siphash13", false, 61, 0x731ab1e7, 27 },
 	/* 0a010203 0a030201 0000 0000 01 */
 	{ "10.1.2.3", "10.3.2.1", 0, 0, IPPROTO_ICMP, false,
-	  KEY_A, "siphash13", false, 512, 0xe1ef97b7, 451 },
+	  FIXTURE_KEY_A, "siphash13", false, 512, 0xe1ef97b7, 451 },
 	/* 20010db8 00000000 00000000 00000001 20010db8 00000000 00000000
 	 * 00000002 14e9 0035 11
 	 */
 	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, false,
-	  KEY_B, "siphash13", false, 512, 0x4102b248, 130 },
+	  FIXTURE_KEY_B, "siphash13", false, 512, 0x4102b248, 130 },
 	/* 20010db8 00000000 00000000 00000001 20010db8 00000000 00000000
 	 * 00000002 0000 0000 11: the first fragment, ports not hashed
 	 */
 	{ "2001:db8::1", "2001:db8::2", 5353, 53, IPPROTO_UDP, true,
-	  KEY_B, "siphash13", false, 100, 0x89a37e87, 53 },
+	  FIXTURE_KEY_B, "siphash13", false, 100, 0x89a37e87, 53 },
 	/* 09000002 0a000001 0050 1388 06: the ends swapped, 9.0.0.2 being
 	 * the lower address (as little-endian words it would be the higher)
 	 */
 	{ "10.0.0.1", "9.0.0.2", 5000, 80, IPPROTO_TCP, false,
-	  KEY_A, "siphash13", true, 512, 0xbe392b94, 380 },
+	  FIXTURE_KEY_A, "siphash13", true, 512, 0xbe392b94, 380 },
 	/* 0a000001 09000002 1388 0050 06: the same, not symmetric */
 	{ "10.0.0.1", "9.0.0.2", 5000, 80, IPPROTO_TCP, false,
-	  KEY_A, "siphash13", false, 512, 0x739f376d, 231 },
+	  FIXTURE_KEY_A, "siphash13", false, 512, 0x739f376d, 231 },
 	/* 20010db8 00000000 00000000 00000005 (twice) 0002 0100 11: one
 	 * address, so port 2 is the lower end (as wire words, 256 would be)
 	 */
@@ -283,7 +283,7 @@ static const struct known_answer known_answers[] = {
 	  KEY_C, "multilinear", true, 1000, 0x9fb46c60, 623 },
 	/* 20010db8 00000000 00000000 00000005 (twice) 0002 0100 11: symmetric */
 	{ "2001:db8::5", "2001:db8::5", 256, 2, IPPROTO_UDP, false,
-	  KEY_A, "multilinear", true, 512, 0xf27b6c21, 484 },
+	  FIXTURE_KEY_A, "multilinear", true, 512, 0xf27b6c21, 484 },
 	/* The rest: the worked examples of docs/flow-hash.md, messages there. */
 	{ "10.1.2.3", "10.3.2.1", 40000, 443, IPPROTO_TCP, false,
 	  KEY_SIPREF, "siphash13", false, 512, 0xf4eab879, 489 },
@@ -324,9 +324,9 @@ static void known_answer_spec(const struct known_answer *ka, struct pkt_spec *s)
 
 static void check_known_answer(const struct known_answer *ka)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	char what[128], buckets[16];
 
 	snprintf(what, sizeof(what), "%s %s:%u > %s:%u proto %u%s%s, %u buckets", ka->hash_fn,
@@ -334,22 +334,22 @@ static void check_known_answer(const struct known_answer *ka)
 		 ka->first_fragment ? ", first fragment" : "", ka->symmetric ? ", symmetric" : "",
 		 ka->nbuckets);
 	snprintf(buckets, sizeof(buckets), "%u", ka->nbuckets);
-	env_init(&e);
-	env_opt(&e, "key", ka->key);
-	env_opt(&e, "hash", ka->hash_fn);
-	env_opt(&e, "buckets", buckets);
+	fixture_init(&e);
+	fixture_opt(&e, "key", ka->key);
+	fixture_opt(&e, "hash", ka->hash_fn);
+	fixture_opt(&e, "buckets", buckets);
 	if (ka->symmetric)
-		env_opt(&e, "symmetric", NULL);
-	ENV_START(&e);
+		fixture_opt(&e, "symmetric", NULL);
+	FIXTURE_START(&e);
 	known_answer_spec(ka, &s);
-	r = run_spec(&e, &s);
-	expect_redirect(&r, what);
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_redirect(&r, what);
 	if (r.d.hash != ka->hash || r.d.bucket != ka->bucket) {
 		printf("#   %s: hash %#010x bucket %u, expected %#010x bucket %u\n", what,
 		       r.d.hash, r.d.bucket, ka->hash, ka->bucket);
 		tu_failures++;
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void flow_hash_known_answers(void)
@@ -364,14 +364,14 @@ static void flow_hash_known_answers(void)
 
 static void weights_3_1_give_cpu0_three_quarters(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	__u32 owned[2], *table, on0 = 0, i;
 
-	env_init(&e);
-	env_opt(&e, "weights", "3,1");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "weights", "3,1");
+	FIXTURE_START(&e);
 	table = calloc(e.o.cfg.nbuckets, sizeof(*table));
 	ASSERT_TRUE(table, "allocate table copy");
 	if (table) {
@@ -383,30 +383,30 @@ static void weights_3_1_give_cpu0_three_quarters(void)
 	}
 	rng_seed(4);
 	for (i = 0; i < 4000; i++) {
-		random_flow(&s, 0);
-		r = run_spec(&e, &s);
+		fixture_random_flow(&s, 0);
+		r = fixture_run_spec(&e, &s);
 		on0 += r.retval == XDP_REDIRECT && r.d.cpu == 0;
 	}
 	printf("#   CPU 0 got %u of 4000 flows\n", on0);
 	ASSERT_TRUE(on0 >= 2800 && on0 <= 3200, "CPU 0's share of 4000 flows in 70%..80%");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void spread_ports_between_two_hosts(const char *hash_fn)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	__u32 per_cpu[2] = {}, other = 0, i;
 
-	env_init(&e);
-	env_opt(&e, "hash", hash_fn);
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "hash", hash_fn);
+	FIXTURE_START(&e);
 	for (i = 0; i < 1000; i++) {
 		pkt_spec_init(&s, 4, IPPROTO_TCP);
 		s.sport = 32768 + i * 7;
 		s.dport = 443;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		if (r.retval == XDP_REDIRECT && r.d.cpu < 2)
 			per_cpu[r.d.cpu]++;
 		else
@@ -416,7 +416,7 @@ static void spread_ports_between_two_hosts(const char *hash_fn)
 	ASSERT_EQ(other, 0, "flows not redirected to CPU 0 or 1");
 	ASSERT_TRUE(per_cpu[0] >= 450, "CPU 0 gets at least 45%");
 	ASSERT_TRUE(per_cpu[1] >= 450, "CPU 1 gets at least 45%");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void ports_spread_flows_of_two_hosts_siphash13(void)
@@ -443,5 +443,5 @@ static const struct tu_test tests[] = {
 
 int main(void)
 {
-	return steer_tests_main(tests, ARRAY_SIZE(tests));
+	return fixture_main(tests, ARRAY_SIZE(tests));
 }

@@ -20,97 +20,97 @@
 
 static void vlan_tagged_frame_lands_like_untagged(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, tagged;
+	struct fixture_result plain, tagged;
 	int fam;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		pkt_spec_init(&s, fam, IPPROTO_UDP);
-		plain = run_spec(&e, &s);
-		expect_redirect(&plain, "untagged");
-		add_vlan(&s, 0x8100, 100);
-		tagged = run_spec(&e, &s);
-		expect_same_place(&plain, &tagged, fam == 4 ? "802.1Q IPv4" : "802.1Q IPv6");
-		ASSERT_TRUE(same_key(&plain.d.key, &tagged.d.key), "tag kept out of the key");
+		plain = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&plain, "untagged");
+		fixture_add_vlan(&s, 0x8100, 100);
+		tagged = fixture_run_spec(&e, &s);
+		fixture_expect_same_place(&plain, &tagged, fam == 4 ? "802.1Q IPv4" : "802.1Q IPv6");
+		ASSERT_TRUE(fixture_same_key(&plain.d.key, &tagged.d.key), "tag kept out of the key");
 		/* Another VLAN ID is the same flow too. */
 		s.vlan_tci[0] = 4000;
-		tagged = run_spec(&e, &s);
-		expect_same_place(&plain, &tagged, "802.1Q, other VLAN ID");
+		tagged = fixture_run_spec(&e, &s);
+		fixture_expect_same_place(&plain, &tagged, "802.1Q, other VLAN ID");
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void qinq_frame_lands_like_untagged(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, tagged;
+	struct fixture_result plain, tagged;
 	int fam;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		pkt_spec_init(&s, fam, IPPROTO_TCP);
-		plain = run_spec(&e, &s);
-		add_vlan(&s, 0x88a8, 10);
-		add_vlan(&s, 0x8100, 20);
-		tagged = run_spec(&e, &s);
-		expect_same_place(&plain, &tagged, fam == 4 ? "QinQ IPv4" : "QinQ IPv6");
+		plain = fixture_run_spec(&e, &s);
+		fixture_add_vlan(&s, 0x88a8, 10);
+		fixture_add_vlan(&s, 0x8100, 20);
+		tagged = fixture_run_spec(&e, &s);
+		fixture_expect_same_place(&plain, &tagged, fam == 4 ? "QinQ IPv4" : "QinQ IPv6");
 		/* Two 802.1Q tags (the older, non-standard stacking) likewise. */
 		s.vlan_tpid[0] = 0x8100;
-		tagged = run_spec(&e, &s);
-		expect_same_place(&plain, &tagged, "double 802.1Q");
+		tagged = fixture_run_spec(&e, &s);
+		fixture_expect_same_place(&plain, &tagged, "double 802.1Q");
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void three_vlan_tags_pass_as_vlan_depth(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
-	struct counts n;
+	struct fixture_result r;
+	struct fixture_counts n;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	add_vlan(&s, 0x88a8, 1);
-	add_vlan(&s, 0x8100, 2);
-	add_vlan(&s, 0x8100, 3);
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "three tags");
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	fixture_add_vlan(&s, 0x88a8, 1);
+	fixture_add_vlan(&s, 0x8100, 2);
+	fixture_add_vlan(&s, 0x8100, 3);
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "three tags");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_VLAN_DEPTH], 1, "vlan_depth counter");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- IPv4 header ---- */
 
 static void ipv4_options_do_not_change_hash(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, r;
+	struct fixture_result plain, r;
 	char what[64];
 	int ihl;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	plain = run_spec(&e, &s);
-	expect_redirect(&plain, "ihl 5");
+	plain = fixture_run_spec(&e, &s);
+	fixture_expect_redirect(&plain, "ihl 5");
 	for (ihl = 6; ihl <= 15; ihl++) {
 		s.ipv4_options_len = (ihl - 5) * 4;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "ihl %d", ihl);
-		expect_same_place(&plain, &r, what);
+		fixture_expect_same_place(&plain, &r, what);
 		ASSERT_EQ(r.d.key.sport, 1000, what);
 		ASSERT_EQ(r.d.key.dport, 2000, what);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void ipv4_bad_ihl_or_version_passes_as_bad_l3(void)
@@ -119,30 +119,30 @@ static void ipv4_bad_ihl_or_version_passes_as_bad_l3(void)
 		0x40, 0x41, 0x42, 0x43, 0x44,	/* IHL below 5 */
 		0x05, 0x35, 0x55, 0x65, 0xf5,	/* version not 4 */
 	};
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP];
-	struct result r;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	struct fixture_result r;
 	char what[64];
 	size_t len, i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	for (i = 0; i < sizeof(bad_first_byte); i++) {
 		frame[ETH_HLEN] = bad_first_byte[i];
-		r = run_frame(&e, frame, len);
+		r = fixture_run_frame(&e, frame, len);
 		snprintf(what, sizeof(what), "IPv4 first byte %#04x", bad_first_byte[i]);
-		expect_pass(&r, CPUSTEER_PASS_BAD_L3, what);
+		fixture_expect_pass(&r, CPUSTEER_PASS_BAD_L3, what);
 	}
 	/* The same check on the IPv6 side: version 4 under the IPv6 type. */
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	frame[ETH_HLEN] = 0x40 | (frame[ETH_HLEN] & 0x0f);
-	r = run_frame(&e, frame, len);
-	expect_pass(&r, CPUSTEER_PASS_BAD_L3, "IPv6 header with version 4");
-	env_stop(&e);
+	r = fixture_run_frame(&e, frame, len);
+	fixture_expect_pass(&r, CPUSTEER_PASS_BAD_L3, "IPv6 header with version 4");
+	fixture_stop(&e);
 }
 
 /* A cut in the fixed 20 bytes is a truncated header, and so is a cut in
@@ -152,65 +152,65 @@ static void ipv4_bad_ihl_or_version_passes_as_bad_l3(void)
  */
 static void ipv4_truncated_header_passes(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP], part[FRAME_CAP];
-	struct result r;
+	__u8 frame[FIXTURE_FRAME_CAP], part[FIXTURE_FRAME_CAP];
+	struct fixture_result r;
 	char what[80];
 	size_t len, cut;
 	int fits;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	build(&s, frame);
+	fixture_build(&s, frame);
 	for (cut = ETH_HLEN; cut < ETH_HLEN + 20; cut++) {
-		r = run_frame(&e, frame, cut);
+		r = fixture_run_frame(&e, frame, cut);
 		snprintf(what, sizeof(what), "IPv4 cut at %zu bytes", cut);
-		expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, what);
+		fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, what);
 	}
 	s.ipv4_options_len = 40;
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	for (cut = ETH_HLEN + 20; cut < ETH_HLEN + 60; cut += 3) {
 		for (fits = 0; fits <= 1; fits++) {
-			r = run_frame(&e, part, cut_frame(&s, frame, cut, fits, part));
+			r = fixture_run_frame(&e, part, fixture_cut_frame(&s, frame, cut, fits, part));
 			snprintf(what, sizeof(what), "ihl 15 cut at %zu of %zu, Total Length %s",
 				 cut, len, fits ? "at the cut" : "as built");
-			expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, what);
+			fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, what);
 		}
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- IPv6 extension headers ---- */
 
 static void ipv6_ext_headers_do_not_change_hash(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, r;
+	struct fixture_result plain, r;
 	char what[64];
 	int n, i, start;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
-	plain = run_spec(&e, &s);
-	expect_redirect(&plain, "no ext headers");
+	plain = fixture_run_spec(&e, &s);
+	fixture_expect_redirect(&plain, "no ext headers");
 	for (start = 0; start < 3; start++) {
 		for (n = 1; n <= 8; n++) {
 			s.next = n;
 			for (i = 0; i < n; i++)
-				s.ext[i] = ext_cycle[(start + i) % 3];
-			r = run_spec(&e, &s);
+				s.ext[i] = fixture_ext_cycle[(start + i) % 3];
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "%d ext headers from type %u", n,
-				 ext_cycle[start]);
-			expect_same_place(&plain, &r, what);
+				 fixture_ext_cycle[start]);
+			fixture_expect_same_place(&plain, &r, what);
 			ASSERT_EQ(r.d.key.proto, IPPROTO_UDP, what);
 			ASSERT_EQ(r.d.key.dport, 2000, what);
 		}
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* An extension header longer than eight octets (Hdr Ext Len 1..3) is
@@ -219,88 +219,88 @@ static void ipv6_ext_headers_do_not_change_hash(void)
  */
 static void ipv6_ext_header_length_field_is_honoured(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP];
-	struct result plain, r;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	struct fixture_result plain, r;
 	char what[64];
 	size_t len, ext_end = ETH_HLEN + 40 + 8;
 	__u16 plen;
 	int units;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
-	plain = run_spec(&e, &s);
+	plain = fixture_run_spec(&e, &s);
 	for (units = 1; units <= 3; units++) {
 		s.next = 1;
 		s.ext[0] = 60;
-		len = build(&s, frame);
+		len = fixture_build(&s, frame);
 		memmove(frame + ext_end + 8 * units, frame + ext_end, len - ext_end);
 		memset(frame + ext_end, 0, 8 * units);
 		frame[ETH_HLEN + 40 + 1] = units;
 		plen = ((frame[ETH_HLEN + 4] << 8) | frame[ETH_HLEN + 5]) + 8 * units;
 		frame[ETH_HLEN + 4] = plen >> 8;
 		frame[ETH_HLEN + 5] = plen & 0xff;
-		r = run_frame(&e, frame, len + 8 * units);
+		r = fixture_run_frame(&e, frame, len + 8 * units);
 		snprintf(what, sizeof(what), "dest options, Hdr Ext Len %d", units);
-		expect_same_place(&plain, &r, what);
+		fixture_expect_same_place(&plain, &r, what);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void ipv6_nine_ext_headers_pass_as_ext_headers(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 	int i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
 	s.next = 9;
 	for (i = 0; i < s.next; i++)
-		s.ext[i] = ext_cycle[i % 3];
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "9 ext headers");
+		s.ext[i] = fixture_ext_cycle[i % 3];
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "9 ext headers");
 	s.next = PKT_MAX_EXT;
 	for (i = 0; i < s.next; i++)
 		s.ext[i] = 60;
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "10 dest-options headers");
-	env_stop(&e);
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "10 dest-options headers");
+	fixture_stop(&e);
 }
 
 /* A chain of extension headers cut short is a frame shorter than its
  * Payload Length says; once Payload Length ends at the cut too, the chain
  * runs past the payload.
  */
-static void expect_cut_chain_passes(struct env *e, const struct pkt_spec *s, size_t cut,
+static void expect_cut_chain_passes(struct fixture *e, const struct pkt_spec *s, size_t cut,
 				    const char *what)
 {
-	__u8 frame[FRAME_CAP], part[FRAME_CAP];
-	struct result r;
+	__u8 frame[FIXTURE_FRAME_CAP], part[FIXTURE_FRAME_CAP];
+	struct fixture_result r;
 	char buf[96];
 
-	build(s, frame);
-	r = run_frame(e, part, cut_frame(s, frame, cut, false, part));
+	fixture_build(s, frame);
+	r = fixture_run_frame(e, part, fixture_cut_frame(s, frame, cut, false, part));
 	snprintf(buf, sizeof(buf), "%s, Payload Length as built", what);
-	expect_pass(&r, CPUSTEER_PASS_BAD_LENGTH, buf);
-	r = run_frame(e, part, cut_frame(s, frame, cut, true, part));
+	fixture_expect_pass(&r, CPUSTEER_PASS_BAD_LENGTH, buf);
+	r = fixture_run_frame(e, part, fixture_cut_frame(s, frame, cut, true, part));
 	snprintf(buf, sizeof(buf), "%s, Payload Length at the cut", what);
-	expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, buf);
+	fixture_expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, buf);
 }
 
 static void ipv6_truncated_ext_header_passes(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
 	char what[64];
 	size_t cut, first = ETH_HLEN + 40;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
 	s.next = 3;
 	s.ext[0] = 0;
@@ -315,7 +315,7 @@ static void ipv6_truncated_ext_header_passes(void)
 	s.fragment = true;
 	s.more_fragments = true;
 	expect_cut_chain_passes(&e, &s, first + 5, "fragment header cut at 5 of 8 bytes");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- fields that change within a flow ---- */
@@ -326,60 +326,60 @@ static void ttl_tos_id_and_flow_label_do_not_move_flow(void)
 	static const __u8 toses[] = { 0x10, 0xb8, 0xff };
 	static const __u16 ids[] = { 1, 0x1234, 0xffff };
 	static const __u32 labels[] = { 1, 0x12345, 0xfffff };
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, r;
+	struct fixture_result plain, r;
 	char what[64];
 	int fam, i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		pkt_spec_init(&s, fam, IPPROTO_TCP);
-		plain = run_spec(&e, &s);
-		expect_redirect(&plain, "baseline");
+		plain = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&plain, "baseline");
 		for (i = 0; i < 3; i++) {
 			pkt_spec_init(&s, fam, IPPROTO_TCP);
 			s.ttl = ttls[i];
-			r = run_spec(&e, &s);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "IPv%d ttl %u", fam, ttls[i]);
-			expect_same_place(&plain, &r, what);
+			fixture_expect_same_place(&plain, &r, what);
 
 			pkt_spec_init(&s, fam, IPPROTO_TCP);
 			s.tos = toses[i];
-			r = run_spec(&e, &s);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "IPv%d tos/traffic class %#x", fam, toses[i]);
-			expect_same_place(&plain, &r, what);
+			fixture_expect_same_place(&plain, &r, what);
 
 			pkt_spec_init(&s, fam, IPPROTO_TCP);
 			if (fam == 4)
 				s.ip_id = ids[i];
 			else
 				s.flow_label = labels[i];
-			r = run_spec(&e, &s);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "IPv%d %s %#x", fam,
 				 fam == 4 ? "IP ID" : "flow label",
 				 fam == 4 ? ids[i] : labels[i]);
-			expect_same_place(&plain, &r, what);
+			fixture_expect_same_place(&plain, &r, what);
 		}
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- fragments ---- */
 
 static void ipv4_fragments_of_one_datagram_share_cpu(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result first, r, whole;
-	__u8 frame[FRAME_CAP];
+	struct fixture_result first, r, whole;
+	__u8 frame[FIXTURE_FRAME_CAP];
 	char what[64];
 	__u32 dgram;
 	size_t len;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (dgram = 0; dgram < 16; dgram++) {
 		pkt_spec_init(&s, 4, IPPROTO_UDP);
 		s.sport = 5000 + dgram;
@@ -387,54 +387,54 @@ static void ipv4_fragments_of_one_datagram_share_cpu(void)
 		s.fragment = true;
 		s.more_fragments = true;
 		s.payload_len = 64;
-		first = run_spec(&e, &s);
+		first = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u first fragment", dgram);
-		expect_redirect(&first, what);
+		fixture_expect_redirect(&first, what);
 		ASSERT_EQ(first.d.key.sport, 0, what);
 		ASSERT_EQ(first.d.key.dport, 0, what);
 		ASSERT_EQ(first.d.key.proto, IPPROTO_UDP, what);
 		ASSERT_EQ(first.d.key.family, 4, what);
 
 		s.frag_offset = 9;	/* 72 bytes in: UDP header and 64 of payload */
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u middle fragment", dgram);
-		expect_same_place(&first, &r, what);
-		ASSERT_TRUE(same_key(&first.d.key, &r.d.key), what);
+		fixture_expect_same_place(&first, &r, what);
+		ASSERT_TRUE(fixture_same_key(&first.d.key, &r.d.key), what);
 
 		s.frag_offset = 17;
 		s.more_fragments = false;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u last fragment", dgram);
-		expect_same_place(&first, &r, what);
-		ASSERT_TRUE(same_key(&first.d.key, &r.d.key), what);
+		fixture_expect_same_place(&first, &r, what);
+		ASSERT_TRUE(fixture_same_key(&first.d.key, &r.d.key), what);
 
 		/* Unfragmented, the same flow does carry its ports, also with
 		 * Don't Fragment set: DF is no fragment.
 		 */
 		s.fragment = false;
 		s.frag_offset = 0;
-		whole = run_spec(&e, &s);
-		expect_redirect(&whole, "unfragmented");
+		whole = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&whole, "unfragmented");
 		ASSERT_EQ(whole.d.key.sport, 5000 + dgram, "unfragmented sport");
-		len = build(&s, frame);
+		len = fixture_build(&s, frame);
 		frame[ETH_HLEN + 6] |= 0x40;
-		r = run_frame(&e, frame, len);
-		expect_same_place(&whole, &r, "DF set, not fragmented");
+		r = fixture_run_frame(&e, frame, len);
+		fixture_expect_same_place(&whole, &r, "DF set, not fragmented");
 		ASSERT_EQ(r.d.key.sport, 5000 + dgram, "DF datagram sport");
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void ipv6_fragments_of_one_datagram_share_cpu(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result first, r;
+	struct fixture_result first, r;
 	char what[64];
 	__u32 dgram;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (dgram = 0; dgram < 16; dgram++) {
 		pkt_spec_init(&s, 6, dgram & 1 ? IPPROTO_TCP : IPPROTO_UDP);
 		s.sport = 6000 + dgram;
@@ -446,27 +446,27 @@ static void ipv6_fragments_of_one_datagram_share_cpu(void)
 			s.ext[0] = 60;
 			s.next = 1;
 		}
-		first = run_spec(&e, &s);
+		first = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u first fragment", dgram);
-		expect_redirect(&first, what);
+		fixture_expect_redirect(&first, what);
 		ASSERT_EQ(first.d.key.sport, 0, what);
 		ASSERT_EQ(first.d.key.dport, 0, what);
 		ASSERT_EQ(first.d.key.proto, s.proto, what);
 		ASSERT_EQ(first.d.key.family, 6, what);
 
 		s.frag_offset = 10;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u middle fragment", dgram);
-		expect_same_place(&first, &r, what);
+		fixture_expect_same_place(&first, &r, what);
 
 		s.frag_offset = 20;
 		s.more_fragments = false;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "datagram %u last fragment", dgram);
-		expect_same_place(&first, &r, what);
-		ASSERT_TRUE(same_key(&first.d.key, &r.d.key), what);
+		fixture_expect_same_place(&first, &r, what);
+		ASSERT_TRUE(fixture_same_key(&first.d.key, &r.d.key), what);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* A fragment header with offset 0 and no more fragments (RFC 6946) wraps a
@@ -476,45 +476,45 @@ static void ipv6_fragments_of_one_datagram_share_cpu(void)
  */
 static void ipv6_atomic_fragment_lands_like_whole_datagram(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result whole, r, other_ports;
+	struct fixture_result whole, r, other_ports;
 	char what[80];
 	int tcp, dest_opts;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (tcp = 0; tcp <= 1; tcp++) {
 		for (dest_opts = 0; dest_opts <= 1; dest_opts++) {
 			pkt_spec_init(&s, 6, tcp ? IPPROTO_TCP : IPPROTO_UDP);
 			s.next = dest_opts;
 			s.ext[0] = 60;
-			whole = run_spec(&e, &s);
-			expect_redirect(&whole, "whole datagram");
+			whole = fixture_run_spec(&e, &s);
+			fixture_expect_redirect(&whole, "whole datagram");
 
 			s.fragment = true;
 			s.frag_id = 0x1234;
-			r = run_spec(&e, &s);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "%s atomic fragment%s", tcp ? "TCP" : "UDP",
 				 dest_opts ? " after destination options" : "");
-			expect_same_place(&whole, &r, what);
-			ASSERT_TRUE(same_key(&whole.d.key, &r.d.key), what);
+			fixture_expect_same_place(&whole, &r, what);
+			ASSERT_TRUE(fixture_same_key(&whole.d.key, &r.d.key), what);
 
 			s.more_fragments = true;
-			r = run_spec(&e, &s);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "%s first fragment%s", tcp ? "TCP" : "UDP",
 				 dest_opts ? " after destination options" : "");
-			expect_redirect(&r, what);
+			fixture_expect_redirect(&r, what);
 			ASSERT_EQ(r.d.key.sport, 0, what);
 			ASSERT_EQ(r.d.key.dport, 0, what);
 			ASSERT_NE(r.d.hash, whole.d.hash, what);
 			s.sport++;
 			s.dport++;
-			other_ports = run_spec(&e, &s);
-			expect_same_place(&r, &other_ports, "first fragment with other ports");
+			other_ports = fixture_run_spec(&e, &s);
+			fixture_expect_same_place(&r, &other_ports, "first fragment with other ports");
 		}
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* The atomic fragment header counts toward the eight extension headers
@@ -524,214 +524,214 @@ static void ipv6_atomic_fragment_lands_like_whole_datagram(void)
  */
 static void ipv6_atomic_fragment_counts_toward_eight_headers(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result alone, r;
+	struct fixture_result alone, r;
 	char what[96];
 	int others;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (others = 7; others <= 8; others++) {
 		pkt_spec_init(&s, 6, IPPROTO_UDP);
 		s.next = others;
 		memset(s.ext, 60, sizeof(s.ext));	/* destination options */
-		alone = run_spec(&e, &s);
+		alone = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "%d destination options headers", others);
-		expect_redirect(&alone, what);
+		fixture_expect_redirect(&alone, what);
 		s.fragment = true;
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "%d destination options headers and an atomic fragment",
 			 others);
 		if (others == 7)
-			expect_same_place(&alone, &r, what);
+			fixture_expect_same_place(&alone, &r, what);
 		else
-			expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, what);
+			fixture_expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, what);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- L4 protocols ---- */
 
 static void sctp_ports_are_parsed(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result a, b;
+	struct fixture_result a, b;
 	int fam, diff_hash = 0, i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		for (i = 0; i < 20; i++) {
 			pkt_spec_init(&s, fam, IPPROTO_SCTP);
 			s.sport = 3868;
 			s.dport = 2905 + i;
-			a = run_spec(&e, &s);
-			expect_redirect(&a, "SCTP");
+			a = fixture_run_spec(&e, &s);
+			fixture_expect_redirect(&a, "SCTP");
 			ASSERT_EQ(a.d.key.proto, IPPROTO_SCTP, "SCTP key proto");
 			ASSERT_EQ(a.d.key.sport, 3868, "SCTP key sport");
 			ASSERT_EQ(a.d.key.dport, 2905 + i, "SCTP key dport");
 			s.sport = 3869;
-			b = run_spec(&e, &s);
-			expect_redirect(&b, "SCTP other port");
+			b = fixture_run_spec(&e, &s);
+			fixture_expect_redirect(&b, "SCTP other port");
 			ASSERT_EQ(b.d.key.sport, 3869, "SCTP key sport");
-			ASSERT_TRUE(!same_key(&a.d.key, &b.d.key), "different SCTP ports, different keys");
+			ASSERT_TRUE(!fixture_same_key(&a.d.key, &b.d.key), "different SCTP ports, different keys");
 			diff_hash += a.d.hash != b.d.hash;
 		}
 	}
 	ASSERT_EQ(diff_hash, 40, "SCTP port pairs with different hashes");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void icmp_hashes_on_addresses_and_protocol(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result a, b, udp;
-	struct counts n;
+	struct fixture_result a, b, udp;
+	struct fixture_counts n;
 	int fam;
 	__u8 proto;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		proto = fam == 4 ? IPPROTO_ICMP : IPPROTO_ICMPV6;
 		pkt_spec_init(&s, fam, proto);
-		a = run_spec(&e, &s);
-		expect_redirect(&a, "ICMP");
+		a = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&a, "ICMP");
 		ASSERT_EQ(a.d.key.proto, proto, "ICMP key proto");
 		ASSERT_EQ(a.d.key.sport, 0, "ICMP key sport");
 		ASSERT_EQ(a.d.key.dport, 0, "ICMP key dport");
 		/* Bytes where ports would be (type, code, id) do not count. */
 		s.payload_len = 40;
-		b = run_spec(&e, &s);
-		expect_same_place(&a, &b, "ICMP with other payload");
+		b = fixture_run_spec(&e, &s);
+		fixture_expect_same_place(&a, &b, "ICMP with other payload");
 		/* Another destination is another flow. */
 		if (fam == 4)
 			pkt_set_addr4(s.daddr, 0x0a000003);
 		else
 			s.daddr[15] = 3;
-		b = run_spec(&e, &s);
-		expect_redirect(&b, "ICMP to another host");
+		b = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&b, "ICMP to another host");
 		ASSERT_NE(b.d.hash, a.d.hash, "ICMP hash with another destination");
 		/* The protocol is part of the key. */
 		pkt_spec_init(&s, fam, IPPROTO_UDP);
 		s.sport = s.dport = 0;
-		udp = run_spec(&e, &s);
+		udp = fixture_run_spec(&e, &s);
 		ASSERT_NE(udp.d.hash, a.d.hash, "UDP with ports 0 vs ICMP between same hosts");
 	}
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.seen_l3_only, 6, "seen_l3_only counter");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- one flow, any wrapping ---- */
 
 static void same_flow_in_any_wrapping_lands_on_one_cpu(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result plain, r;
+	struct fixture_result plain, r;
 	char what[96];
 	int flow, vl, opt, next, i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	rng_seed(7);
 	for (flow = 0; flow < 16; flow++) {
 		struct pkt_spec base;
 
-		random_flow(&base, 4);
-		plain = run_spec(&e, &base);
-		expect_redirect(&plain, "IPv4 plain");
+		fixture_random_flow(&base, 4);
+		plain = fixture_run_spec(&e, &base);
+		fixture_expect_redirect(&plain, "IPv4 plain");
 		for (vl = 0; vl <= 2; vl++) {
 			for (opt = 0; opt <= 40; opt += 8) {
 				s = base;
 				if (vl >= 1)
-					add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
+					fixture_add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
 				if (vl == 2)
-					add_vlan(&s, 0x8100, 6);
+					fixture_add_vlan(&s, 0x8100, 6);
 				s.ipv4_options_len = opt;
 				s.ttl = 10 + opt;
-				r = run_spec(&e, &s);
+				r = fixture_run_spec(&e, &s);
 				snprintf(what, sizeof(what), "IPv4 flow %d, %d tags, %d option bytes",
 					 flow, vl, opt);
-				expect_same_place(&plain, &r, what);
+				fixture_expect_same_place(&plain, &r, what);
 			}
 		}
-		random_flow(&base, 6);
-		plain = run_spec(&e, &base);
-		expect_redirect(&plain, "IPv6 plain");
+		fixture_random_flow(&base, 6);
+		plain = fixture_run_spec(&e, &base);
+		fixture_expect_redirect(&plain, "IPv6 plain");
 		for (vl = 0; vl <= 2; vl++) {
 			for (next = 0; next <= 8; next += 2) {
 				s = base;
 				if (vl >= 1)
-					add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
+					fixture_add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
 				if (vl == 2)
-					add_vlan(&s, 0x8100, 6);
+					fixture_add_vlan(&s, 0x8100, 6);
 				s.next = next;
 				for (i = 0; i < next; i++)
-					s.ext[i] = ext_cycle[(flow + i) % 3];
+					s.ext[i] = fixture_ext_cycle[(flow + i) % 3];
 				s.flow_label = flow * 1000 + next;
-				r = run_spec(&e, &s);
+				r = fixture_run_spec(&e, &s);
 				snprintf(what, sizeof(what), "IPv6 flow %d, %d tags, %d ext headers",
 					 flow, vl, next);
-				expect_same_place(&plain, &r, what);
+				fixture_expect_same_place(&plain, &r, what);
 			}
 		}
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- non-IP ---- */
 
 static void arp_passes_as_non_ip_by_default(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
+	struct fixture_result r;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 0, 0);
 	s.ethertype = 0x0806;
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP");
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP");
 	ASSERT_EQ(r.d.key.family, 0, "ARP key family");
-	add_vlan(&s, 0x8100, 3);
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP in a VLAN");
+	fixture_add_vlan(&s, 0x8100, 3);
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP in a VLAN");
 	s.nvlan = 0;
 	s.ethertype = 0x88cc;
-	r = run_spec(&e, &s);
-	expect_pass(&r, CPUSTEER_PASS_NON_IP, "LLDP");
-	env_stop(&e);
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "LLDP");
+	fixture_stop(&e);
 }
 
 static void arp_redirects_to_non_ip_cpu(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
-	struct counts n;
+	struct fixture_result r;
+	struct fixture_counts n;
 
-	env_init(&e);
-	env_opt(&e, "non-ip", "cpu:1");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "non-ip", "cpu:1");
+	FIXTURE_START(&e);
 	pkt_spec_init(&s, 0, 0);
 	s.ethertype = 0x0806;
-	r = run_spec(&e, &s);
-	expect_redirect(&r, "ARP with non-ip cpu:1");
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_redirect(&r, "ARP with non-ip cpu:1");
 	ASSERT_EQ(r.d.cpu, 1, "ARP's CPU");
 	s.ethertype = 0x88cc;
-	r = run_spec(&e, &s);
-	expect_redirect(&r, "LLDP with non-ip cpu:1");
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_redirect(&r, "LLDP with non-ip cpu:1");
 	ASSERT_EQ(r.d.cpu, 1, "LLDP's CPU");
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.to[1], 2, "redirected to CPU 1");
 	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_NON_IP], 0, "passed as non_ip");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* EtherType 0x0000 (an 802.3 length field, for the parser a type like
@@ -740,43 +740,43 @@ static void arp_redirects_to_non_ip_cpu(void)
  */
 static void ethertype_zero_is_non_ip(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
-	struct counts before, after, d;
+	struct fixture_result r;
+	struct fixture_counts before, after, d;
 	int to_cpu, tagged;
 	char what[80];
 
 	for (to_cpu = 0; to_cpu <= 1; to_cpu++) {
-		env_init(&e);
+		fixture_init(&e);
 		if (to_cpu)
-			env_opt(&e, "non-ip", "cpu:1");
-		ENV_START(&e);
-		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+			fixture_opt(&e, "non-ip", "cpu:1");
+		FIXTURE_START(&e);
+		ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read counters");
 		for (tagged = 0; tagged <= 1; tagged++) {
 			pkt_spec_init(&s, 0, 0);
 			s.ethertype = 0x0000;
 			if (tagged)
-				add_vlan(&s, 0x8100, 3);
-			r = run_spec(&e, &s);
+				fixture_add_vlan(&s, 0x8100, 3);
+			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "EtherType 0%s, %s", tagged ? " in a VLAN" : "",
 				 to_cpu ? "--non-ip cpu:1" : "--non-ip pass");
 			if (to_cpu) {
-				expect_redirect(&r, what);
+				fixture_expect_redirect(&r, what);
 				ASSERT_EQ(r.d.cpu, 1, what);
 			} else {
-				expect_pass(&r, CPUSTEER_PASS_NON_IP, what);
+				fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, what);
 			}
 			ASSERT_EQ(r.d.key.family, 0, what);
 		}
-		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
-		d = counts_since(&before, &after);
+		ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read counters");
+		d = fixture_counts_since(&before, &after);
 		ASSERT_EQ(d.c.rx_packets, 2, "frames received");
 		ASSERT_EQ(d.to[1], to_cpu ? 2 : 0, "redirected to CPU 1");
 		ASSERT_EQ(d.c.passed[CPUSTEER_PASS_NON_IP], to_cpu ? 0 : 2, "passed as non_ip");
 		ASSERT_EQ(d.c.rx_packets, d.redirected + d.c.passed[CPUSTEER_PASS_NON_IP],
 			  "received = redirected + passed");
-		env_stop(&e);
+		fixture_stop(&e);
 	}
 }
 
@@ -806,5 +806,5 @@ static const struct tu_test tests[] = {
 
 int main(void)
 {
-	return steer_tests_main(tests, ARRAY_SIZE(tests));
+	return fixture_main(tests, ARRAY_SIZE(tests));
 }

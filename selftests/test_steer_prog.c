@@ -30,19 +30,19 @@
 /* ---- running frames ---- */
 
 /* The program an interface runs: classify's code without the record. */
-static int steer_fd(struct env *e)
+static int steer_fd(struct fixture *e)
 {
 	return bpf_program__fd(e->in.skel->progs.cpusteer_steer);
 }
 
-static int notouch_fd(struct env *e)
+static int notouch_fd(struct fixture *e)
 {
 	return instance_prog_fd(&e->in, true);
 }
 
 /* ---- counters ---- */
 
-static int cpumap_delete(struct env *e, __u32 cpu)
+static int cpumap_delete(struct fixture *e, __u32 cpu)
 {
 	return bpf_map_delete_elem(e->in.maps.cpu_map, &cpu);
 }
@@ -50,10 +50,10 @@ static int cpumap_delete(struct env *e, __u32 cpu)
 /* Sends one frame as `how` says, in one test run; counts what the kernel
  * took, and checks the verdict the program gave.
  */
-static struct result send_how(struct env *e, const __u8 *frame, size_t len, struct run_how how,
-			      __u64 *sent, const char *what)
+static struct fixture_result send_how(struct fixture *e, const __u8 *frame, size_t len,
+				      struct fixture_run_how how, __u64 *sent, const char *what)
 {
-	struct result r = run_frame_how(e, frame, len, how);
+	struct fixture_result r = fixture_run_frame_how(e, frame, len, how);
 
 	ASSERT_EQ(r.err, 0, what);
 	if (!r.err)
@@ -61,107 +61,107 @@ static struct result send_how(struct env *e, const __u8 *frame, size_t len, stru
 	return r;
 }
 
-static struct result send_times(struct env *e, const __u8 *frame, size_t len, __u32 times,
-				__u64 *sent, const char *what)
+static struct fixture_result send_times(struct fixture *e, const __u8 *frame, size_t len,
+					__u32 times, __u64 *sent, const char *what)
 {
-	return send_how(e, frame, len, (struct run_how){ .repeat = times }, sent, what);
+	return send_how(e, frame, len, (struct fixture_run_how){ .repeat = times }, sent, what);
 }
 
 static void counters_reconcile_with_frames_sent(void)
 {
 	__u64 want_pass[CPUSTEER_PASS_REASONS] = {}, want_err[CPUSTEER_ERRORS] = {};
 	__u64 want_redir[2] = {}, sent = 0, sum = 0, want_vlan = 0, want_frag = 0, want_l3 = 0;
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP];
-	struct counts n;
-	struct result r;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	struct fixture_counts n;
+	struct fixture_result r;
 	__u32 times;
 	size_t len;
 	int i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 
 	/* Phase 1, both CPUs present: flows, some sent three times. */
 	rng_seed(6);
 	for (i = 0; i < 40; i++) {
-		random_flow(&s, 0);
+		fixture_random_flow(&s, 0);
 		times = i % 4 ? 1 : 3;
-		r = send_times(&e, frame, build(&s, frame), times, &sent, "flow");
-		expect_redirect(&r, "flow");
+		r = send_times(&e, frame, fixture_build(&s, frame), times, &sent, "flow");
+		fixture_expect_redirect(&r, "flow");
 		if (r.d.cpu < 2)
 			want_redir[r.d.cpu] += times;
 	}
 	/* Each pass reason, a known number of times. */
 	pkt_spec_init(&s, 0, 0);
 	s.ethertype = 0x0806;
-	r = send_times(&e, frame, build(&s, frame), 3, &sent, "ARP");
-	expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP");
+	r = send_times(&e, frame, fixture_build(&s, frame), 3, &sent, "ARP");
+	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "ARP");
 	want_pass[CPUSTEER_PASS_NON_IP] += 3;
 
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	add_vlan(&s, 0x8100, 1);
-	len = build(&s, frame);
+	fixture_add_vlan(&s, 0x8100, 1);
+	len = fixture_build(&s, frame);
 	r = send_times(&e, frame, ETH_HLEN + 2, 2, &sent, "VLAN tag cut short");
-	expect_pass(&r, CPUSTEER_PASS_TRUNC_L2, "VLAN tag cut short");
+	fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L2, "VLAN tag cut short");
 	want_pass[CPUSTEER_PASS_TRUNC_L2] += 2;	/* a cut tag is not a seen tag */
 	r = send_times(&e, frame, len, 5, &sent, "tagged flow");
-	expect_redirect(&r, "tagged flow");
+	fixture_expect_redirect(&r, "tagged flow");
 	want_vlan += 5;
 	if (r.d.cpu < 2)
 		want_redir[r.d.cpu] += 5;
 
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	r = send_times(&e, frame, ETH_HLEN + 10, 4, &sent, "IPv4 header cut");
-	expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, "IPv4 header cut");
+	fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, "IPv4 header cut");
 	want_pass[CPUSTEER_PASS_TRUNC_L3] += 4;
 	r = send_times(&e, frame, ETH_HLEN + 22, 5, &sent, "TCP cut in its ports");
-	expect_pass(&r, CPUSTEER_PASS_BAD_LENGTH, "TCP cut in its ports");
+	fixture_expect_pass(&r, CPUSTEER_PASS_BAD_LENGTH, "TCP cut in its ports");
 	want_pass[CPUSTEER_PASS_BAD_LENGTH] += 5;
 	pkt_set_ip_length(&s, frame, 22);
 	r = send_times(&e, frame, ETH_HLEN + 22, 3, &sent, "datagram ends in the ports");
-	expect_pass(&r, CPUSTEER_PASS_TRUNC_L4, "datagram ends in the ports");
+	fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L4, "datagram ends in the ports");
 	want_pass[CPUSTEER_PASS_TRUNC_L4] += 3;
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	frame[ETH_HLEN] = 0x43;
 	r = send_times(&e, frame, len, 6, &sent, "IHL 3");
-	expect_pass(&r, CPUSTEER_PASS_BAD_L3, "IHL 3");
+	fixture_expect_pass(&r, CPUSTEER_PASS_BAD_L3, "IHL 3");
 	want_pass[CPUSTEER_PASS_BAD_L3] += 6;
 
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
 	s.next = 9;
 	for (i = 0; i < 9; i++)
 		s.ext[i] = 60;
-	r = send_times(&e, frame, build(&s, frame), 7, &sent, "9 ext headers");
-	expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "9 ext headers");
+	r = send_times(&e, frame, fixture_build(&s, frame), 7, &sent, "9 ext headers");
+	fixture_expect_pass(&r, CPUSTEER_PASS_EXT_HDRS, "9 ext headers");
 	want_pass[CPUSTEER_PASS_EXT_HDRS] += 7;
 
-	if (kernel_splits_test_frames()) {
+	if (fixture_kernel_splits_test_frames()) {
 		pkt_spec_init(&s, 6, IPPROTO_UDP);
 		s.payload_len = 200;
-		r = send_how(&e, frame, build(&s, frame),
-			     (struct run_how){ .repeat = 2, .linear = ETH_HLEN + 20 }, &sent,
+		r = send_how(&e, frame, fixture_build(&s, frame),
+			     (struct fixture_run_how){ .repeat = 2, .linear = ETH_HLEN + 20 }, &sent,
 			     "IPv6 header on in a fragment");
-		expect_pass(&r, CPUSTEER_PASS_HEADERS_IN_FRAGS, "IPv6 header on in a fragment");
+		fixture_expect_pass(&r, CPUSTEER_PASS_HEADERS_IN_FRAGS, "IPv6 header on in a fragment");
 		want_pass[CPUSTEER_PASS_HEADERS_IN_FRAGS] += 2;
 	} else {
-		printf("#   no split frame: %s\n", NO_SPLIT_FRAMES);
+		printf("#   no split frame: %s\n", FIXTURE_NO_SPLIT_FRAMES);
 	}
 
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	add_vlan(&s, 0x8100, 1);
-	add_vlan(&s, 0x8100, 2);
-	add_vlan(&s, 0x8100, 3);
-	r = send_times(&e, frame, build(&s, frame), 8, &sent, "3 tags");
-	expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "3 tags");
+	fixture_add_vlan(&s, 0x8100, 1);
+	fixture_add_vlan(&s, 0x8100, 2);
+	fixture_add_vlan(&s, 0x8100, 3);
+	r = send_times(&e, frame, fixture_build(&s, frame), 8, &sent, "3 tags");
+	fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "3 tags");
 	want_pass[CPUSTEER_PASS_VLAN_DEPTH] += 8;
 	want_vlan += 8;
 
 	pkt_spec_init(&s, 4, IPPROTO_ICMP);
-	r = send_times(&e, frame, build(&s, frame), 5, &sent, "ICMP");
-	expect_redirect(&r, "ICMP");
+	r = send_times(&e, frame, fixture_build(&s, frame), 5, &sent, "ICMP");
+	fixture_expect_redirect(&r, "ICMP");
 	want_l3 += 5;
 	if (r.d.cpu < 2)
 		want_redir[r.d.cpu] += 5;
@@ -169,29 +169,29 @@ static void counters_reconcile_with_frames_sent(void)
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
 	s.fragment = true;
 	s.frag_offset = 3;
-	r = send_times(&e, frame, build(&s, frame), 4, &sent, "IPv6 fragment");
-	expect_redirect(&r, "IPv6 fragment");
+	r = send_times(&e, frame, fixture_build(&s, frame), 4, &sent, "IPv6 fragment");
+	fixture_expect_redirect(&r, "IPv6 fragment");
 	want_frag += 4;
 	if (r.d.cpu < 2)
 		want_redir[r.d.cpu] += 4;
 
 	/* Too short for the kernel: never reaches the program. */
-	r = run_frame(&e, frame, 10);
+	r = fixture_run_frame(&e, frame, 10);
 	ASSERT_TRUE(r.err < 0, "10-byte frame refused");
 
 	/* Phase 2: CPU 1 loses its cpumap entry; its flows become errors. */
 	ASSERT_EQ(cpumap_delete(&e, 1), 0, "delete CPU 1's cpumap entry");
 	rng_seed(6);
 	for (i = 0; i < 40; i++) {
-		random_flow(&s, 0);
-		r = send_times(&e, frame, build(&s, frame), 1, &sent, "flow, CPU 1 gone");
+		fixture_random_flow(&s, 0);
+		r = send_times(&e, frame, fixture_build(&s, frame), 1, &sent, "flow, CPU 1 gone");
 		if (r.d.outcome == CPUSTEER_OUT_ERROR && r.d.reason < CPUSTEER_ERRORS)
 			want_err[r.d.reason]++;
 		else if (r.d.outcome == CPUSTEER_OUT_REDIRECT && r.d.cpu < 2)
 			want_redir[r.d.cpu]++;
 	}
 
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.rx_packets, sent, "rx_packets");
 	sum += n.redirected;
 	for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
@@ -214,26 +214,26 @@ static void counters_reconcile_with_frames_sent(void)
 	ASSERT_EQ(n.c.seen_vlan, want_vlan, "seen_vlan");
 	ASSERT_EQ(n.c.seen_fragments, want_frag, "seen_fragments");
 	ASSERT_EQ(n.c.seen_l3_only, want_l3, "seen_l3_only");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- failures of the table ---- */
 
 static void bucket_without_cpumap_entry_passes_as_error(void)
 {
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
-	struct counts n;
+	struct fixture_result r;
+	struct fixture_counts n;
 	__u32 on1 = 0, on0 = 0, bad = 0, i;
 
-	env_init(&e);
-	ENV_START(&e);
+	fixture_init(&e);
+	FIXTURE_START(&e);
 	ASSERT_EQ(cpumap_delete(&e, 1), 0, "delete CPU 1's cpumap entry");
 	rng_seed(8);
 	for (i = 0; i < 200; i++) {
-		random_flow(&s, 0);
-		r = run_spec(&e, &s);
+		fixture_random_flow(&s, 0);
+		r = fixture_run_spec(&e, &s);
 		if (r.err) {
 			bad++;
 			continue;
@@ -249,11 +249,11 @@ static void bucket_without_cpumap_entry_passes_as_error(void)
 	}
 	ASSERT_EQ(bad, 0, "flows with the wrong verdict or record");
 	ASSERT_TRUE(on1 > 0 && on0 > 0, "flows on both CPUs' buckets");
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], on1, "errors[no_cpumap_entry]");
 	ASSERT_EQ(n.to[1], 0, "redirected to CPU 1");
 	ASSERT_EQ(n.to[0], on0, "redirected to CPU 0");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* A table entry naming a CPU the machine does not have is passed and
@@ -266,23 +266,23 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 		{ CPUSTEER_MAX_CPUS, CPUSTEER_ERR_BAD_BUCKET },
 		{ BUCKET_UNOWNED, CPUSTEER_ERR_BAD_BUCKET },
 	};
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	struct result r;
-	struct counts n;
+	struct fixture_result r;
+	struct fixture_counts n;
 	char what[64];
 	int fd;
 	__u32 i, b, want[CPUSTEER_ERRORS] = {};
 
-	env_init(&e);
-	env_opt(&e, "buckets", "2");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "buckets", "2");
+	FIXTURE_START(&e);
 	fd = e.in.maps.bucket_table;
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (b = 0; b < 2; b++)
 			ASSERT_EQ(bpf_map_update_elem(fd, &b, &cases[i].cpu, 0), 0, "write bucket");
-		r = run_spec(&e, &s);
+		r = fixture_run_spec(&e, &s);
 		snprintf(what, sizeof(what), "bucket naming CPU %u", cases[i].cpu);
 		ASSERT_EQ(r.err, 0, what);
 		ASSERT_EQ(r.retval, XDP_PASS, what);
@@ -290,12 +290,12 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 		ASSERT_EQ(r.d.reason, cases[i].err, what);
 		want[cases[i].err]++;
 	}
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], want[CPUSTEER_ERR_NO_CPUMAP_ENTRY],
 		  "errors[no_cpumap_entry]");
 	ASSERT_EQ(n.c.errors[CPUSTEER_ERR_BAD_BUCKET], want[CPUSTEER_ERR_BAD_BUCKET],
 		  "errors[bad_bucket]");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- the fast program ---- */
@@ -303,9 +303,9 @@ static void bucket_naming_unknown_cpu_passes_as_error(void)
 /* A frame for both programs. */
 struct sample {
 	char name[96];
-	__u8 data[FRAME_CAP];
+	__u8 data[FIXTURE_FRAME_CAP];
 	__u32 len;
-	__u32 linear;		/* as in struct run_how */
+	__u32 linear;		/* as in struct fixture_run_how */
 };
 
 struct sample_set {
@@ -349,30 +349,30 @@ static void add_spec_sample(struct sample_set *set, const struct pkt_spec *s, co
 	struct sample *smp = sample_add(set, "%s", name);
 
 	if (smp)
-		smp->len = build(s, smp->data);
+		smp->len = fixture_build(s, smp->data);
 }
 
-/* Every frame of the cut_specs() cut at every length, with the length
+/* Every frame of the fixture_cut_specs() cut at every length, with the length
  * field as built and at the cut.
  */
 static void add_cut_samples(struct sample_set *set)
 {
-	struct pkt_spec specs[NCUT_SPECS];
-	__u8 frame[FRAME_CAP];
+	struct pkt_spec specs[FIXTURE_NCUT_SPECS];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	struct sample *smp;
 	size_t len, cut;
 	int i, fits;
 
-	cut_specs(specs);
-	for (i = 0; i < NCUT_SPECS; i++) {
-		len = build(&specs[i], frame);
+	fixture_cut_specs(specs);
+	for (i = 0; i < FIXTURE_NCUT_SPECS; i++) {
+		len = fixture_build(&specs[i], frame);
 		for (cut = ETH_HLEN; cut <= len; cut++) {
 			for (fits = 0; fits <= 1; fits++) {
 				smp = sample_add(set, "frame %d cut at %zu of %zu, length %s", i,
 						 cut, len, fits ? "at the cut" : "as built");
 				if (!smp)
 					continue;
-				smp->len = cut_frame(&specs[i], frame, cut, fits, smp->data);
+				smp->len = fixture_cut_frame(&specs[i], frame, cut, fits, smp->data);
 			}
 		}
 	}
@@ -380,21 +380,21 @@ static void add_cut_samples(struct sample_set *set)
 
 static void add_length_samples(struct sample_set *set)
 {
-	const struct length_case *c;
-	const struct split_case *sc;
+	const struct fixture_length_case *c;
+	const struct fixture_split_case *sc;
 	struct sample *smp;
 
-	for (c = length_cases; c < length_cases + nlength_cases; c++) {
+	for (c = fixture_length_cases; c < fixture_length_cases + fixture_nlength_cases; c++) {
 		smp = sample_add(set, "%s", c->name);
 		if (smp)
-			smp->len = build_length_case(c, smp->data);
+			smp->len = fixture_build_length_case(c, smp->data);
 	}
-	for (sc = split_cases; sc < split_cases + nsplit_cases; sc++) {
-		if (!kernel_splits_test_frames())
+	for (sc = fixture_split_cases; sc < fixture_split_cases + fixture_nsplit_cases; sc++) {
+		if (!fixture_kernel_splits_test_frames())
 			break;
 		smp = sample_add(set, "%s", sc->name);
 		if (smp) {
-			smp->len = build_split_case(sc, smp->data);
+			smp->len = fixture_build_split_case(sc, smp->data);
 			smp->linear = sc->linear;
 		}
 	}
@@ -408,12 +408,12 @@ static void add_random_samples(struct sample_set *set)
 
 	rng_seed(9);
 	for (len = ETH_HLEN; len <= 60; len++) {
-		for (t = 0; t < ARRAY_SIZE(random_types); t++) {
+		for (t = 0; t < ARRAY_SIZE(fixture_random_types); t++) {
 			for (kind = 0; kind < 3; kind++) {
 				smp = sample_add(set, "%d random bytes, type %#x, kind %d", len,
-						 random_types[t], kind);
+						 fixture_random_types[t], kind);
 				if (smp) {
-					random_frame(smp->data, len, random_types[t], kind);
+					fixture_random_frame(smp->data, len, fixture_random_types[t], kind);
 					smp->len = len;
 				}
 			}
@@ -431,11 +431,11 @@ static void add_whole_samples(struct sample_set *set)
 	s.ethertype = 0x0806;
 	add_spec_sample(set, &s, "ARP");
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	add_vlan(&s, 0x8100, 1);
+	fixture_add_vlan(&s, 0x8100, 1);
 	add_spec_sample(set, &s, "802.1Q IPv4 UDP");
-	add_vlan(&s, 0x8100, 2);
+	fixture_add_vlan(&s, 0x8100, 2);
 	add_spec_sample(set, &s, "two tags");
-	add_vlan(&s, 0x8100, 3);
+	fixture_add_vlan(&s, 0x8100, 3);
 	add_spec_sample(set, &s, "three tags");
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
 	s.ipv4_options_len = 40;
@@ -454,7 +454,7 @@ static void add_whole_samples(struct sample_set *set)
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
 	s.next = 9;
 	for (i = 0; i < s.next; i++)
-		s.ext[i] = ext_cycle[i % 3];
+		s.ext[i] = fixture_ext_cycle[i % 3];
 	add_spec_sample(set, &s, "IPv6, 9 extension headers");
 	s.next = 8;
 	add_spec_sample(set, &s, "IPv6, 8 extension headers");
@@ -466,37 +466,38 @@ static void add_whole_samples(struct sample_set *set)
  * verdict, the same counters moved, and no record from the fast one.
  * Adds what classify moved to `total`; says what differed if `report`.
  */
-static bool programs_agree_on(struct env *e, const struct sample *smp, struct counts *total,
-			      bool report)
+static bool programs_agree_on(struct fixture *e, const struct sample *smp,
+			      struct fixture_counts *total, bool report)
 {
-	struct run_how fast = { .prog = steer_fd(e), .linear = smp->linear };
-	struct run_how slow = { .linear = smp->linear };
-	struct counts c0, c1, c2, by_classify, by_steer;
-	struct result rc, rs;
+	struct fixture_run_how fast = { .prog = steer_fd(e), .linear = smp->linear };
+	struct fixture_run_how slow = { .linear = smp->linear };
+	struct fixture_counts c0, c1, c2, by_classify, by_steer;
+	struct fixture_result rc, rs;
 	char a[256], b[256];
-	bool read = !read_counts(e, &c0);
+	bool read = !fixture_read_counts(e, &c0);
 	size_t i;
 
-	rc = run_frame_how(e, smp->data, smp->len, slow);
-	read = !read_counts(e, &c1) && read;
-	rs = run_frame_how(e, smp->data, smp->len, fast);
-	read = !read_counts(e, &c2) && read;
-	by_classify = counts_since(&c0, &c1);
-	by_steer = counts_since(&c1, &c2);
+	rc = fixture_run_frame_how(e, smp->data, smp->len, slow);
+	read = !fixture_read_counts(e, &c1) && read;
+	rs = fixture_run_frame_how(e, smp->data, smp->len, fast);
+	read = !fixture_read_counts(e, &c2) && read;
+	by_classify = fixture_counts_since(&c0, &c1);
+	by_steer = fixture_counts_since(&c1, &c2);
 	for (i = 0; i < sizeof(*total) / sizeof(__u64); i++)
 		((__u64 *)total)[i] += ((__u64 *)&by_classify)[i];
 	if (read && !rc.err && !rs.err && rc.retval == rs.retval &&
-	    same_counts(&by_classify, &by_steer) && rc.d.outcome != ~0u && rs.d.outcome == ~0u)
+	    fixture_same_counts(&by_classify, &by_steer) && rc.d.outcome != ~0u && rs.d.outcome == ~0u)
 		return true;
 	if (report)
 		printf("#   %s: classify: err %d, verdict %u, moved %s; steer: err %d, verdict %u, moved %s, %s\n",
-		       smp->name, rc.err, rc.retval, format_counts(&by_classify, a, sizeof(a)),
-		       rs.err, rs.retval, format_counts(&by_steer, b, sizeof(b)),
+		       smp->name, rc.err, rc.retval, fixture_format_counts(&by_classify, a, sizeof(a)),
+		       rs.err, rs.retval, fixture_format_counts(&by_steer, b, sizeof(b)),
 		       rs.d.outcome == ~0u ? "no record" : "wrote a record");
 	return false;
 }
 
-static int disagreements(struct env *e, const struct sample_set *set, struct counts *total)
+static int disagreements(struct fixture *e, const struct sample_set *set,
+			 struct fixture_counts *total)
 {
 	int bad = 0;
 	size_t i;
@@ -509,19 +510,19 @@ static int disagreements(struct env *e, const struct sample_set *set, struct cou
 /* Every sample under the configuration `e` was given, before and after
  * CPU 1 loses its cpumap entry.
  */
-static void agree_under(struct env *e, const struct sample_set *set, struct counts *total,
-			const char *config)
+static void agree_under(struct fixture *e, const struct sample_set *set,
+			struct fixture_counts *total, const char *config)
 {
 	char what[96];
 
 	e->with_steer = true;
-	ENV_START(e);
+	FIXTURE_START(e);
 	snprintf(what, sizeof(what), "frames decided apart, %s", config);
 	ASSERT_EQ(disagreements(e, set, total), 0, what);
 	ASSERT_EQ(cpumap_delete(e, 1), 0, "delete CPU 1's cpumap entry");
 	snprintf(what, sizeof(what), "frames decided apart, %s, CPU 1 gone", config);
 	ASSERT_EQ(disagreements(e, set, total), 0, what);
-	env_stop(e);
+	fixture_stop(e);
 }
 
 /* The fast program is the classify program without its record: for every
@@ -531,8 +532,8 @@ static void agree_under(struct env *e, const struct sample_set *set, struct coun
 static void fast_program_agrees_with_classify(void)
 {
 	struct sample_set set = {};
-	struct counts total = {};
-	struct env e;
+	struct fixture_counts total = {};
+	struct fixture e;
 	char what[48];
 	int i;
 
@@ -542,23 +543,23 @@ static void fast_program_agrees_with_classify(void)
 	add_whole_samples(&set);
 	printf("#   %zu frames\n", set.n);
 
-	env_init(&e);
+	fixture_init(&e);
 	agree_under(&e, &set, &total, "multilinear");
-	env_init(&e);
-	env_opt(&e, "hash", "siphash13");
-	env_opt(&e, "symmetric", NULL);
-	env_opt(&e, "buckets", "61");
-	env_opt(&e, "non-ip", "cpu:1");
+	fixture_init(&e);
+	fixture_opt(&e, "hash", "siphash13");
+	fixture_opt(&e, "symmetric", NULL);
+	fixture_opt(&e, "buckets", "61");
+	fixture_opt(&e, "non-ip", "cpu:1");
 	agree_under(&e, &set, &total, "siphash13, symmetric, non-IP to CPU 1");
-	env_init(&e);
-	env_opt(&e, "symmetric", NULL);
-	env_opt(&e, "buckets", "61");
+	fixture_init(&e);
+	fixture_opt(&e, "symmetric", NULL);
+	fixture_opt(&e, "buckets", "61");
 	agree_under(&e, &set, &total, "multilinear, symmetric");
 	free(set.v);
 
 	/* The frames must come to every outcome, or agreement says little. */
 	for (i = 0; i < CPUSTEER_PASS_REASONS; i++) {
-		if (i == CPUSTEER_PASS_HEADERS_IN_FRAGS && !kernel_splits_test_frames())
+		if (i == CPUSTEER_PASS_HEADERS_IN_FRAGS && !fixture_kernel_splits_test_frames())
 			continue;
 		snprintf(what, sizeof(what), "frames passed for reason %d", i);
 		ASSERT_TRUE(total.c.passed[i] > 0, what);
@@ -572,12 +573,12 @@ static void fast_program_agrees_with_classify(void)
 /* The configuration that a key and a bucket count give, the rest default. */
 static int config_of(const char *key, const char *buckets, struct cpusteer_config *cfg)
 {
-	struct env tmp;
+	struct fixture tmp;
 	int err;
 
-	env_init(&tmp);
-	env_opt(&tmp, "key", key);
-	env_opt(&tmp, "buckets", buckets);
+	fixture_init(&tmp);
+	fixture_opt(&tmp, "key", key);
+	fixture_opt(&tmp, "buckets", buckets);
 	err = steer_opts_finish(&tmp.o);
 	*cfg = tmp.o.cfg;
 	return err;
@@ -609,7 +610,7 @@ struct placement {
 	__u32 hash, bucket;
 };
 
-static bool placed_as(const struct result *r, const struct placement *p)
+static bool placed_as(const struct fixture_result *r, const struct placement *p)
 {
 	return !r->err && r->retval == XDP_REDIRECT && r->d.hash == p->hash &&
 	       r->d.bucket == p->bucket;
@@ -635,28 +636,28 @@ static void config_change_never_tears_a_decision(void)
 	struct config_flipper flipper = {};
 	struct placement alone[2];
 	unsigned long decisions = 0, seen[2] = {}, torn = 0;
-	struct env e;
+	struct fixture e;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP];
-	struct result r;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	struct fixture_result r;
 	struct timespec t0;
 	pthread_t writer;
 	size_t len;
 	int i;
 
-	env_init(&e);
-	ENV_START(&e);	/* 512 buckets: the table serves both configurations */
-	ASSERT_EQ(config_of(KEY_A, "64", &cfg[0]), 0, "configuration A");
-	ASSERT_EQ(config_of(KEY_B, "512", &cfg[1]), 0, "configuration B");
+	fixture_init(&e);
+	FIXTURE_START(&e);	/* 512 buckets: the table serves both configurations */
+	ASSERT_EQ(config_of(FIXTURE_KEY_A, "64", &cfg[0]), 0, "configuration A");
+	ASSERT_EQ(config_of(FIXTURE_KEY_B, "512", &cfg[1]), 0, "configuration B");
 	/* IPv6: its longer hash message keeps the key and the bucket count
 	 * further apart in time, where a torn read would show.
 	 */
 	pkt_spec_init(&s, 6, IPPROTO_UDP);
-	len = build(&s, frame);
+	len = fixture_build(&s, frame);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(instance_write_config(&e.in, &cfg[i]), 0, "write a configuration");
-		r = run_frame(&e, frame, len);
-		expect_redirect(&r, "the frame under one configuration");
+		r = fixture_run_frame(&e, frame, len);
+		fixture_expect_redirect(&r, "the frame under one configuration");
 		alone[i] = (struct placement){ r.d.hash, r.d.bucket };
 	}
 	ASSERT_NE(alone[0].hash, alone[1].hash, "the frame's hash under A and B");
@@ -669,12 +670,12 @@ static void config_change_never_tears_a_decision(void)
 	flipper.cfg = cfg;
 	if (pthread_create(&writer, NULL, flip_configs, &flipper)) {
 		ASSERT_TRUE(false, "start the configuration writer");
-		env_stop(&e);
+		fixture_stop(&e);
 		return;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (seconds_since(&t0) < FLOOD_SECONDS) {
-		r = run_frame(&e, frame, len);
+		r = fixture_run_frame(&e, frame, len);
 		decisions++;
 		if (placed_as(&r, &alone[0]))
 			seen[0]++;
@@ -692,13 +693,13 @@ static void config_change_never_tears_a_decision(void)
 	ASSERT_EQ(torn, 0, "decisions under neither configuration");
 	ASSERT_TRUE(flipper.flips >= 10, "configuration flips during the flood");
 	ASSERT_TRUE(seen[0] > 0 && seen[1] > 0, "decisions under each configuration");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- removing a CPU ---- */
 
 struct shrinker {
-	struct env *e;
+	struct fixture *e;
 	const __u32 *tables[2];		/* on CPUs 0-1, then on CPU 0 alone */
 	int stop;
 	unsigned long sets;
@@ -739,22 +740,22 @@ static void removing_a_cpu_waits_for_frames_in_flight(void)
 {
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
 	struct shrinker sh = {};
-	struct counts before, after, d;
+	struct fixture_counts before, after, d;
 	struct bpf_cpumap_val val;
 	struct instance_target t;
 	struct cpuset one;
 	struct pkt_spec s;
-	__u8 frame[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	__u32 *alone, b, cpu1 = 1;
 	unsigned int waited;
 	unsigned long frames = 0;
 	pthread_t writer;
 	size_t len;
-	struct env e;
+	struct fixture e;
 
-	env_init(&e);
-	env_opt(&e, "buckets", "64");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "buckets", "64");
+	FIXTURE_START(&e);
 	alone = calloc(e.o.cfg.nbuckets, sizeof(*alone));	/* every bucket on CPU 0 */
 	ASSERT_TRUE(alone != NULL, "a table for CPU 0 alone");
 	one = e.o.cpus;
@@ -772,27 +773,27 @@ static void removing_a_cpu_waits_for_frames_in_flight(void)
 	sh.tables[0] = e.table;
 	sh.tables[1] = alone;
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	len = build(&s, frame);
-	ASSERT_EQ(read_counts(&e, &before), 0, "read the counters");
+	len = fixture_build(&s, frame);
+	ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read the counters");
 	if (pthread_create(&writer, NULL, shrink_and_grow, &sh)) {
 		ASSERT_TRUE(false, "start the set loop");
 		free(alone);
-		env_stop(&e);
+		fixture_stop(&e);
 		return;
 	}
 	while (__atomic_load_n(&sh.sets, __ATOMIC_RELAXED) < 200 && !sh.err) {
 		/* Every flow of the run, so that some hash to CPU 1's buckets. */
 		for (b = 0; b < 16; b++) {
 			s.sport = 1000 + b;
-			len = build(&s, frame);
-			run_frame(&e, frame, len);
+			len = fixture_build(&s, frame);
+			fixture_run_frame(&e, frame, len);
 			frames++;
 		}
 	}
 	__atomic_store_n(&sh.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(writer, NULL);
-	ASSERT_EQ(read_counts(&e, &after), 0, "read the counters");
-	d = counts_since(&before, &after);
+	ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read the counters");
+	d = fixture_counts_since(&before, &after);
 	printf("#   %lu sets, %lu frames: %llu redirected, %llu without a cpumap entry\n",
 	       sh.sets, frames, (unsigned long long)d.redirected,
 	       (unsigned long long)d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY]);
@@ -801,7 +802,7 @@ static void removing_a_cpu_waits_for_frames_in_flight(void)
 		  "frames that met a removed cpumap entry");
 	ASSERT_EQ(d.redirected, (__u64)frames, "frames redirected");
 	free(alone);
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- the no-touch floor ---- */
@@ -810,9 +811,9 @@ static void removing_a_cpu_waits_for_frames_in_flight(void)
  * no-touch floor keeps no record. -1 when the frame was not redirected to
  * CPU 0 or 1 alone.
  */
-static int redirect_target(const struct counts *d)
+static int redirect_target(const struct fixture_counts *d)
 {
-	struct counts want = {};
+	struct fixture_counts want = {};
 	int cpu;
 
 	want.c.rx_packets = 1;
@@ -820,7 +821,7 @@ static int redirect_target(const struct counts *d)
 	for (cpu = 0; cpu < 2; cpu++) {
 		memset(want.to, 0, sizeof(want.to));
 		want.to[cpu] = 1;
-		if (same_counts(d, &want))
+		if (fixture_same_counts(d, &want))
 			return cpu;
 	}
 	return -1;
@@ -831,7 +832,7 @@ static int redirect_target(const struct counts *d)
  */
 static const __u32 rotation_table[8] = { 0, 0, 0, 1, 0, 1, 1, 1 };
 
-static void env_write_table(struct env *e, const __u32 *owners, __u32 n)
+static void env_write_table(struct fixture *e, const __u32 *owners, __u32 n)
 {
 	__u32 b;
 
@@ -860,18 +861,18 @@ static int round_robin_start(const int *seq, int n, const __u32 *table, int nbuc
 
 static void notouch_redirects_round_robin_over_buckets(void)
 {
-	struct env e;
+	struct fixture e;
 	__u8 frame[ETH_HLEN + 4] = { 0 };	/* never read: need not parse */
-	struct result r;
-	struct counts before, after, d;
+	struct fixture_result r;
+	struct fixture_counts before, after, d;
 	cpu_set_t old, one;
 	char moved[256];
 	int seq[64], per_cpu[2] = {}, bad = 0, recorded = 0, i;
 	bool pinned;
 
-	env_init(&e);
-	env_opt(&e, "buckets", "8");
-	ENV_START(&e);
+	fixture_init(&e);
+	fixture_opt(&e, "buckets", "8");
+	FIXTURE_START(&e);
 	env_write_table(&e, rotation_table, 8);
 	/* The round robin runs on a per-CPU counter: stay on one CPU. */
 	pinned = !sched_getaffinity(0, sizeof(old), &old) && sched_getcpu() >= 0;
@@ -880,18 +881,18 @@ static void notouch_redirects_round_robin_over_buckets(void)
 	pinned = pinned && !sched_setaffinity(0, sizeof(one), &one);
 	ASSERT_TRUE(pinned, "pin the test to the CPU it runs on");
 	for (i = 0; i < 64; i++) {
-		if (read_counts(&e, &before))
+		if (fixture_read_counts(&e, &before))
 			bad++;
-		r = run_frame_how(&e, frame, sizeof(frame),
-				  (struct run_how){ .prog = notouch_fd(&e) });
-		if (read_counts(&e, &after))
+		r = fixture_run_frame_how(&e, frame, sizeof(frame),
+					  (struct fixture_run_how){ .prog = notouch_fd(&e) });
+		if (fixture_read_counts(&e, &after))
 			bad++;
-		d = counts_since(&before, &after);
+		d = fixture_counts_since(&before, &after);
 		seq[i] = redirect_target(&d);
 		recorded += r.d.outcome != ~0u;
 		if ((r.err || r.retval != XDP_REDIRECT || seq[i] < 0) && bad++ < 3)
 			printf("#   run %d: err %d, verdict %u, counters moved: %s\n", i, r.err,
-			       r.retval, format_counts(&d, moved, sizeof(moved)));
+			       r.retval, fixture_format_counts(&d, moved, sizeof(moved)));
 		if (seq[i] >= 0)
 			per_cpu[seq[i]]++;
 	}
@@ -903,7 +904,7 @@ static void notouch_redirects_round_robin_over_buckets(void)
 		    "consecutive frames on consecutive buckets' CPUs");
 	ASSERT_EQ(per_cpu[0], 32, "frames to CPU 0");
 	ASSERT_EQ(per_cpu[1], 32, "frames to CPU 1");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static const struct tu_test tests[] = {
@@ -918,5 +919,5 @@ static const struct tu_test tests[] = {
 
 int main(void)
 {
-	return steer_tests_main(tests, ARRAY_SIZE(tests));
+	return fixture_main(tests, ARRAY_SIZE(tests));
 }

@@ -74,30 +74,30 @@ static bool is_udp_case(const struct tunnel_case *c)
 
 static void inner_flow(struct pkt_spec *in, const struct tunnel_case *c)
 {
-	random_flow(in, c->inner_family);
+	fixture_random_flow(in, c->inner_family);
 }
 
-static struct result run_tunnel(struct env *e, const struct tunnel_case *c,
-				const struct pkt_spec *outer, const struct pkt_spec *inner)
+static struct fixture_result run_tunnel(struct fixture *e, const struct tunnel_case *c,
+					const struct pkt_spec *outer, const struct pkt_spec *inner)
 {
-	__u8 frame[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	size_t len = pkt_build_tunnel(outer, &c->encap, inner, frame, sizeof(frame));
 
 	ASSERT_TRUE(len > 0, "tunnel frame fits");
-	return run_frame(e, frame, len);
+	return fixture_run_frame(e, frame, len);
 }
 
-static void env_inner(struct env *e, const char *list)
+static void env_inner(struct fixture *e, const char *list)
 {
-	env_init(e);
-	env_opt(e, "inner", list);
+	fixture_init(e);
+	fixture_opt(e, "inner", list);
 }
 
-static void expect_inner(const struct result *r, int kind, const char *what)
+static void expect_inner(const struct fixture_result *r, int kind, const char *what)
 {
 	char buf[160];
 
-	expect_redirect(r, what);
+	fixture_expect_redirect(r, what);
 	snprintf(buf, sizeof(buf), "%s: tunnel recorded", what);
 	ASSERT_EQ(r->d.tunnel, kind, buf);
 	snprintf(buf, sizeof(buf), "%s: steered by the inner flow", what);
@@ -105,19 +105,19 @@ static void expect_inner(const struct result *r, int kind, const char *what)
 }
 
 /* Redirected by the outer flow (whose key `outer_key` is), and why. */
-static void expect_fallback(const struct result *r, int kind, __u32 why,
+static void expect_fallback(const struct fixture_result *r, int kind, __u32 why,
 			    const struct cpusteer_flow_key *outer_key, const char *what)
 {
 	char buf[160];
 
-	expect_redirect(r, what);
+	fixture_expect_redirect(r, what);
 	snprintf(buf, sizeof(buf), "%s: tunnel recorded", what);
 	ASSERT_EQ(r->d.tunnel, kind, buf);
 	snprintf(buf, sizeof(buf), "%s: fallback reason (%s wanted)", what,
 		 inner_fallback_name(why));
 	ASSERT_EQ(r->d.inner_fallback, why, buf);
 	snprintf(buf, sizeof(buf), "%s: the key hashed is the outer flow's", what);
-	ASSERT_TRUE(outer_key->family && same_key(&r->d.key, outer_key), buf);
+	ASSERT_TRUE(outer_key->family && fixture_same_key(&r->d.key, outer_key), buf);
 }
 
 static double jain_of(const __u64 per_cpu[2])
@@ -137,15 +137,15 @@ static void inner_flows_land_as_bare_and_spread_over_cpus(void)
 {
 	const struct tunnel_case *c;
 	struct pkt_spec outer, other, in;
-	struct result bare, r;
+	struct fixture_result bare, r;
 	__u64 per_cpu[2];
-	struct env e;
+	struct fixture e;
 	char what[128];
 	size_t i;
 	int f;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	rng_seed(11);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = &cases[i];
@@ -159,14 +159,14 @@ static void inner_flows_land_as_bare_and_spread_over_cpus(void)
 			expect_inner(&r, c->encap.kind, what);
 			if (r.d.cpu < 2)
 				per_cpu[r.d.cpu]++;
-			bare = run_spec(&e, &in);
+			bare = fixture_run_spec(&e, &in);
 			snprintf(what, sizeof(what), "%s, flow %d: encapsulated as bare", c->name, f);
-			expect_same_place(&bare, &r, what);
-			ASSERT_TRUE(same_key(&bare.d.key, &r.d.key), what);
+			fixture_expect_same_place(&bare, &r, what);
+			ASSERT_TRUE(fixture_same_key(&bare.d.key, &r.d.key), what);
 			r = run_tunnel(&e, c, &other, &in);
 			snprintf(what, sizeof(what), "%s, flow %d: under another outer header",
 				 c->name, f);
-			expect_same_place(&bare, &r, what);
+			fixture_expect_same_place(&bare, &r, what);
 		}
 		printf("#   %s: CPU 0 %llu, CPU 1 %llu of %d inner flows, Jain %.3f\n", c->name,
 		       (unsigned long long)per_cpu[0], (unsigned long long)per_cpu[1],
@@ -174,7 +174,7 @@ static void inner_flows_land_as_bare_and_spread_over_cpus(void)
 		snprintf(what, sizeof(what), "%s: Jain index of the inner flows >= 0.9", c->name);
 		ASSERT_TRUE(jain_of(per_cpu) >= 0.9, what);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* The inner frame goes through the outer parser: tags, options and
@@ -184,28 +184,28 @@ static void inner_tags_options_and_extension_headers_are_parsed(void)
 {
 	const struct tunnel_case *vxlan = &cases[0];
 	struct pkt_spec outer, in, wrapped;
-	struct result bare, r;
-	struct env e;
+	struct fixture_result bare, r;
+	struct fixture e;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
 	pkt_spec_init(&in, 6, IPPROTO_TCP);
-	bare = run_spec(&e, &in);
+	bare = fixture_run_spec(&e, &in);
 	wrapped = in;
-	add_vlan(&wrapped, 0x8100, 12);
-	add_vlan(&wrapped, 0x8100, 13);
+	fixture_add_vlan(&wrapped, 0x8100, 12);
+	fixture_add_vlan(&wrapped, 0x8100, 13);
 	wrapped.next = 3;
-	memcpy(wrapped.ext, ext_cycle, sizeof(ext_cycle));
+	memcpy(wrapped.ext, fixture_ext_cycle, sizeof(fixture_ext_cycle));
 	r = run_tunnel(&e, vxlan, &outer, &wrapped);
 	expect_inner(&r, CPUSTEER_TUNNEL_VXLAN, "two tags and three extension headers inside");
-	expect_same_place(&bare, &r, "IPv6 inner flow, tagged, with extension headers");
+	fixture_expect_same_place(&bare, &r, "IPv6 inner flow, tagged, with extension headers");
 	pkt_spec_init(&in, 4, IPPROTO_UDP);
-	bare = run_spec(&e, &in);
+	bare = fixture_run_spec(&e, &in);
 	in.ipv4_options_len = 12;
 	r = run_tunnel(&e, vxlan, &outer, &in);
-	expect_same_place(&bare, &r, "IPv4 inner flow with options");
-	env_stop(&e);
+	fixture_expect_same_place(&bare, &r, "IPv4 inner flow with options");
+	fixture_stop(&e);
 }
 
 /* ---- which tunnels ---- */
@@ -214,43 +214,43 @@ static void tunnels_not_named_are_steered_by_outer_flow(void)
 {
 	const struct tunnel_case *vxlan = &cases[0], *gre = &cases[4];
 	struct pkt_spec outer, in;
-	struct result r, outer_r;
-	struct counts n;
-	struct env e;
+	struct fixture_result r, outer_r;
+	struct fixture_counts n;
+	struct fixture e;
 
-	env_init(&e);	/* no --inner */
-	ENV_START(&e);
+	fixture_init(&e);	/* no --inner */
+	FIXTURE_START(&e);
 	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
 	pkt_spec_init(&in, 4, IPPROTO_UDP);
 	r = run_tunnel(&e, vxlan, &outer, &in);
-	expect_redirect(&r, "vxlan without --inner");
+	fixture_expect_redirect(&r, "vxlan without --inner");
 	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "without --inner no tunnel is looked into");
 	ASSERT_EQ(r.d.key.dport, 4789, "the key is the outer flow's");
-	ASSERT_EQ(read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.inner_steered[CPUSTEER_TUNNEL_VXLAN], 0, "no inner flow counted");
-	env_stop(&e);
+	fixture_stop(&e);
 
 	env_inner(&e, "gre");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	r = run_tunnel(&e, vxlan, &outer, &in);
 	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "--inner gre leaves vxlan alone");
-	outer_r = run_spec(&e, &outer);	/* the same UDP flow, no tunnel inside */
-	ASSERT_TRUE(same_key(&r.d.key, &outer_r.d.key), "vxlan keyed by its outer flow");
+	outer_r = fixture_run_spec(&e, &outer);	/* the same UDP flow, no tunnel inside */
+	ASSERT_TRUE(fixture_same_key(&r.d.key, &outer_r.d.key), "vxlan keyed by its outer flow");
 	outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, 0);
 	r = run_tunnel(&e, gre, &outer, &in);
 	expect_inner(&r, CPUSTEER_TUNNEL_GRE, "--inner gre");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static void udp_tunnels_on_the_ports_given(void)
 {
 	const struct tunnel_case *vxlan = &cases[0], *geneve = &cases[3];
 	struct pkt_spec outer, in;
-	struct result r;
-	struct env e;
+	struct fixture_result r;
+	struct fixture e;
 
 	env_inner(&e, "vxlan:8472,geneve:7000");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&in, 4, IPPROTO_TCP);
 	outer_spec(&outer, 4, CPUSTEER_TUNNEL_VXLAN, 0);
 	outer.dport = 8472;
@@ -263,7 +263,7 @@ static void udp_tunnels_on_the_ports_given(void)
 	outer.dport = 7000;
 	r = run_tunnel(&e, geneve, &outer, &in);
 	expect_inner(&r, CPUSTEER_TUNNEL_GENEVE, "geneve on 7000");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- falling back to the outer flow ---- */
@@ -277,7 +277,7 @@ static bool carries_ethernet(const struct tunnel_case *c)
 static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec *outer,
 			      const struct pkt_spec *in)
 {
-	size_t off = pkt_l3_offset(outer) + ip_fixed_header_len(outer);
+	size_t off = pkt_l3_offset(outer) + fixture_ip_fixed_header_len(outer);
 	bool ethernet = carries_ethernet(c);
 	int flags = c->encap.gre_flags;
 
@@ -310,38 +310,38 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
  */
 static void expect_cut_tunnels_fall_back(bool keep_bytes)
 {
-	__u8 frame[FRAME_CAP], cut[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP], cut[FIXTURE_FRAME_CAP];
 	const struct tunnel_case *c;
 	struct pkt_spec outer, in;
-	struct result r, outer_r;
-	struct counts before, after, d;
+	struct fixture_result r, outer_r;
+	struct fixture_counts before, after, d;
 	__u64 want[CPUSTEER_INNER_FALLBACKS] = {}, frames = 0;
 	size_t i, len, run_len, at, from, inner_l3, inner_end;
-	struct env e, plain;
+	struct fixture e, plain;
 	char what[160];
 	__u32 why;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
-	env_init(&plain);	/* no --inner: what it hashes is the outer flow */
-	ENV_START(&plain);
-	ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+	FIXTURE_START(&e);
+	fixture_init(&plain);	/* no --inner: what it hashes is the outer flow */
+	FIXTURE_START(&plain);
+	ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read counters");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		c = &cases[i];
 		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
 		pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
 		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
-		from = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
+		from = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
 		       (is_udp_case(c) ? 8 : 0);
 		inner_l3 = inner_l3_offset(c, &outer, &in);
-		inner_end = inner_l3 + ip_fixed_header_len(&in);
+		inner_end = inner_l3 + fixture_ip_fixed_header_len(&in);
 		/* Up to the inner ports: 4 octets past the inner IP header. */
 		for (at = from; at < inner_end + 4; at++) {
-			cut_frame(&outer, frame, keep_bytes ? len : at, false, cut);
+			fixture_cut_frame(&outer, frame, keep_bytes ? len : at, false, cut);
 			pkt_set_ip_length(&outer, cut, at - pkt_l3_offset(&outer));
-			run_len = keep_bytes ? pad_frame(cut, len, 60, 0) : at;
-			outer_r = run_frame(&plain, cut, run_len);
-			r = run_frame(&e, cut, run_len);
+			run_len = keep_bytes ? fixture_pad_frame(cut, len, 60, 0) : at;
+			outer_r = fixture_run_frame(&plain, cut, run_len);
+			r = fixture_run_frame(&e, cut, run_len);
 			why = at < inner_end ? CPUSTEER_INNER_TRUNCATED : CPUSTEER_INNER_MALFORMED;
 			snprintf(what, sizeof(what), "%s, outer datagram ends at %zu of %zu bytes%s",
 				 c->name, at, len, keep_bytes ? ", frame kept whole" : "");
@@ -350,8 +350,8 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 			frames++;
 		}
 	}
-	ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
-	d = counts_since(&before, &after);
+	ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read counters");
+	d = fixture_counts_since(&before, &after);
 	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_TRUNCATED], want[CPUSTEER_INNER_TRUNCATED],
 		  "truncated fallbacks counted");
 	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_MALFORMED], want[CPUSTEER_INNER_MALFORMED],
@@ -360,8 +360,8 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 		ASSERT_EQ(d.c.inner_steered[i], 0, "no frame counted as inner-steered");
 	ASSERT_EQ(d.c.rx_packets, frames, "every frame received");
 	ASSERT_EQ(d.c.rx_packets, d.redirected, "every frame redirected by its outer flow");
-	env_stop(&plain);
-	env_stop(&e);
+	fixture_stop(&plain);
+	fixture_stop(&e);
 }
 
 static void cut_tunnels_fall_back_to_outer_flow(void)
@@ -414,26 +414,26 @@ static const struct patched_case unreadable[] = {
 /* Runs the frame of `u`'s tunnel case, patched, through `e` (--inner
  * all) and `plain` (no --inner, so it hashes the outer flow).
  */
-static void run_patched(struct env *e, struct env *plain, const struct patched_case *u,
-			struct result *r, struct result *outer_r)
+static void run_patched(struct fixture *e, struct fixture *plain, const struct patched_case *u,
+			struct fixture_result *r, struct fixture_result *outer_r)
 {
 	const struct tunnel_case *c = &cases[u->tunnel_case];
 	struct pkt_spec outer, in;
-	__u8 frame[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	size_t len, tunnel_off;
 	__u8 *p;
 
 	outer_spec(&outer, c->outer_family, c->encap.kind, 0);
 	pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
 	len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
-	tunnel_off = pkt_l3_offset(&outer) + ip_fixed_header_len(&outer) +
+	tunnel_off = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
 		     (is_udp_case(c) ? 8 : 0);
 	p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
 					(carries_ethernet(c) ? ETH_HLEN : 0)
 			      : tunnel_off) + u->off;
 	*p = (*p & ~u->mask) | (u->value & u->mask);
-	*outer_r = run_frame(plain, frame, len);
-	*r = run_frame(e, frame, len);
+	*outer_r = fixture_run_frame(plain, frame, len);
+	*r = fixture_run_frame(e, frame, len);
 }
 
 /* Each row's frame, patched, falls back for the row's reason, or with
@@ -443,15 +443,15 @@ static void run_patched(struct env *e, struct env *plain, const struct patched_c
 static void expect_patched_rows(const struct patched_case *rows, size_t n)
 {
 	struct patched_case clear;
-	struct result r, outer_r, want;
-	struct env e, plain;
+	struct fixture_result r, outer_r, want;
+	struct fixture e, plain;
 	char what[128];
 	size_t i;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
-	env_init(&plain);
-	ENV_START(&plain);
+	FIXTURE_START(&e);
+	fixture_init(&plain);
+	FIXTURE_START(&plain);
 	for (i = 0; i < n; i++) {
 		run_patched(&e, &plain, &rows[i], &r, &outer_r);
 		if (rows[i].why != CPUSTEER_INNER_FALLBACKS) {
@@ -464,10 +464,10 @@ static void expect_patched_rows(const struct patched_case *rows, size_t n)
 		clear.value = 0;	/* the same frame with the bits clear */
 		run_patched(&e, &plain, &clear, &want, &outer_r);
 		snprintf(what, sizeof(what), "%s: where it lands without them", rows[i].name);
-		expect_same_place(&want, &r, what);
+		fixture_expect_same_place(&want, &r, what);
 	}
-	env_stop(&plain);
-	env_stop(&e);
+	fixture_stop(&plain);
+	fixture_stop(&e);
 }
 
 static void unreadable_tunnels_fall_back_to_outer_flow(void)
@@ -512,19 +512,19 @@ static void ignored_tunnel_bits_keep_the_inner_flow(void)
 static void inner_extension_header_chains(void)
 {
 	static const int kinds[] = { 0, 11 };	/* vxlan in IPv4, ipv6 in IPv6 */
-	__u8 frame[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	const struct tunnel_case *c;
 	struct pkt_spec outer, in;
-	struct result bare, r, outer_r;
-	struct env e, plain;
+	struct fixture_result bare, r, outer_r;
+	struct fixture e, plain;
 	size_t k, len, inner_l3;
 	char what[128];
 	int n;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
-	env_init(&plain);
-	ENV_START(&plain);
+	FIXTURE_START(&e);
+	fixture_init(&plain);
+	FIXTURE_START(&plain);
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		c = &cases[kinds[k]];
 		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
@@ -533,13 +533,13 @@ static void inner_extension_header_chains(void)
 			in.next = n;
 			memset(in.ext, 60, sizeof(in.ext));	/* destination options */
 			len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
-			outer_r = run_frame(&plain, frame, len);
-			r = run_frame(&e, frame, len);
+			outer_r = fixture_run_frame(&plain, frame, len);
+			r = fixture_run_frame(&e, frame, len);
 			snprintf(what, sizeof(what), "%s, %d inner extension headers", c->name, n);
 			if (n == 8) {
 				expect_inner(&r, c->encap.kind, what);
-				bare = run_spec(&e, &in);
-				expect_same_place(&bare, &r, what);
+				bare = fixture_run_spec(&e, &in);
+				fixture_expect_same_place(&bare, &r, what);
 			} else {
 				expect_fallback(&r, c->encap.kind, CPUSTEER_INNER_UNSUPPORTED,
 						&outer_r.d.key, what);
@@ -551,13 +551,13 @@ static void inner_extension_header_chains(void)
 		inner_l3 = inner_l3_offset(c, &outer, &in);
 		frame[inner_l3 + 4] = 0;
 		frame[inner_l3 + 5] = 12;
-		outer_r = run_frame(&plain, frame, len);
-		r = run_frame(&e, frame, len);
+		outer_r = fixture_run_frame(&plain, frame, len);
+		r = fixture_run_frame(&e, frame, len);
 		snprintf(what, sizeof(what), "%s, inner chain past its Payload Length", c->name);
 		expect_fallback(&r, c->encap.kind, CPUSTEER_INNER_MALFORMED, &outer_r.d.key, what);
 	}
-	env_stop(&plain);
-	env_stop(&e);
+	fixture_stop(&plain);
+	fixture_stop(&e);
 }
 
 /* Only the first fragment of the outer datagram holds the inner headers:
@@ -568,23 +568,23 @@ static void fragmented_outer_datagram_falls_back(void)
 {
 	const struct tunnel_case *gre = &cases[4], *gre6 = &cases[6];
 	struct pkt_spec outer, in;
-	struct result first, later;
-	struct env e;
+	struct fixture_result first, later;
+	struct fixture e;
 
 	env_inner(&e, "all");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	pkt_spec_init(&in, 4, IPPROTO_UDP);
 	outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, 0);
 	outer.fragment = true;
 	outer.more_fragments = true;
 	first = run_tunnel(&e, gre, &outer, &in);
-	expect_redirect(&first, "first fragment of GRE in IPv4");
+	fixture_expect_redirect(&first, "first fragment of GRE in IPv4");
 	ASSERT_EQ(first.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT, "first: outer_fragment");
 	outer.frag_offset = 8;
 	outer.more_fragments = false;
 	later = run_tunnel(&e, gre, &outer, &in);
 	ASSERT_EQ(later.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT, "last: outer_fragment");
-	expect_same_place(&first, &later, "fragments of one GRE datagram");
+	fixture_expect_same_place(&first, &later, "fragments of one GRE datagram");
 	outer_spec(&outer, 6, CPUSTEER_TUNNEL_GRE, 0);
 	outer.fragment = true;
 	outer.more_fragments = true;
@@ -592,7 +592,7 @@ static void fragmented_outer_datagram_falls_back(void)
 	first = run_tunnel(&e, gre6, &outer, &in);
 	ASSERT_EQ(first.d.inner_fallback, CPUSTEER_INNER_OUTER_FRAGMENT,
 		  "first fragment of GRE in IPv6");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- counting ---- */
@@ -605,19 +605,19 @@ static void fragmented_outer_datagram_falls_back(void)
 static void tunnel_frames_ending_in_errors_are_counted_once(void)
 {
 	const struct tunnel_case *gre = &cases[4];
-	struct counts before, after, d;
+	struct fixture_counts before, after, d;
 	__u64 steered[CPUSTEER_TUNNELS] = {}, errors = 0, redirected = 0, fallbacks = 0;
 	const struct tunnel_case *c;
 	struct pkt_spec outer, in;
-	struct result r;
-	struct env e;
+	struct fixture_result r;
+	struct fixture e;
 	__u32 cpu = 1, i;
 	char what[128];
 
 	env_inner(&e, "all");
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	ASSERT_EQ(bpf_map_delete_elem(e.in.maps.cpu_map, &cpu), 0, "delete CPU 1's cpumap entry");
-	ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
+	ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read counters");
 	rng_seed(17);
 	for (i = 0; i < 120; i++) {
 		c = &cases[i % ARRAY_SIZE(cases)];
@@ -644,8 +644,8 @@ static void tunnel_frames_ending_in_errors_are_counted_once(void)
 		redirected += r.d.outcome == CPUSTEER_OUT_REDIRECT;
 	}
 	ASSERT_TRUE(errors > 0 && redirected > 0, "frames on both CPUs' buckets");
-	ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
-	d = counts_since(&before, &after);
+	ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read counters");
+	d = fixture_counts_since(&before, &after);
 	ASSERT_EQ(d.c.rx_packets, 160, "frames received");
 	ASSERT_EQ(d.c.errors[CPUSTEER_ERR_NO_CPUMAP_ENTRY], errors, "errors[no_cpumap_entry]");
 	ASSERT_EQ(d.redirected, redirected, "redirected");
@@ -655,7 +655,7 @@ static void tunnel_frames_ending_in_errors_are_counted_once(void)
 		ASSERT_EQ(d.c.inner_steered[i], steered[i], "inner_steered, errors included");
 	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_OUTER_FRAGMENT], fallbacks,
 		  "outer_fragment fallbacks, errors included");
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 /* ---- the program an interface runs ---- */
@@ -666,18 +666,18 @@ static void tunnel_frames_ending_in_errors_are_counted_once(void)
  */
 static void fast_program_counts_tunnels_as_classify_decides(void)
 {
-	__u8 frame[FRAME_CAP];
+	__u8 frame[FIXTURE_FRAME_CAP];
 	const struct tunnel_case *c;
 	struct pkt_spec outer, in;
-	struct counts before, after, d;
-	struct result slow, fast;
-	struct env e;
+	struct fixture_counts before, after, d;
+	struct fixture_result slow, fast;
+	struct fixture e;
 	size_t i, len;
 	int fd;
 
 	env_inner(&e, "all");
 	e.with_steer = true;
-	ENV_START(&e);
+	FIXTURE_START(&e);
 	fd = bpf_program__fd(e.in.skel->progs.cpusteer_steer);
 	rng_seed(13);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -685,17 +685,17 @@ static void fast_program_counts_tunnels_as_classify_decides(void)
 		outer_spec(&outer, c->outer_family, c->encap.kind, 0);
 		inner_flow(&in, c);
 		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
-		slow = run_frame(&e, frame, len);
-		ASSERT_EQ(read_counts(&e, &before), 0, "read counters");
-		fast = run_frame_how(&e, frame, len, (struct run_how){ .prog = fd, .repeat = 3 });
-		ASSERT_EQ(read_counts(&e, &after), 0, "read counters");
-		d = counts_since(&before, &after);
+		slow = fixture_run_frame(&e, frame, len);
+		ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read counters");
+		fast = fixture_run_frame_how(&e, frame, len, (struct fixture_run_how){ .prog = fd, .repeat = 3 });
+		ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read counters");
+		d = fixture_counts_since(&before, &after);
 		ASSERT_EQ(fast.retval, XDP_REDIRECT, c->name);
 		ASSERT_EQ(d.c.inner_steered[c->encap.kind], 3, c->name);
 		ASSERT_EQ(d.to[slow.d.cpu < 2 ? slow.d.cpu : 0], 3, c->name);
 		ASSERT_EQ(d.c.rx_packets, d.redirected, c->name);
 	}
-	env_stop(&e);
+	fixture_stop(&e);
 }
 
 static const struct tu_test tests[] = {
@@ -715,5 +715,5 @@ static const struct tu_test tests[] = {
 
 int main(void)
 {
-	return steer_tests_main(tests, ARRAY_SIZE(tests));
+	return fixture_main(tests, ARRAY_SIZE(tests));
 }

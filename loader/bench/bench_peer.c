@@ -18,7 +18,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "bench_peer.h"
 #include "cpuset.h"
 #include "load_opts.h"
@@ -192,14 +192,14 @@ int peer_receiver_free(struct testbed *b)
  */
 static int look(struct peer_run *p, struct testbed *b, bool *attached)
 {
-	struct attachment a;
+	struct attached_prog a;
 	int err = topology_enter(&b->topo);
 
 	if (err)
 		return err;
 	*attached = xdp_attached(b->topo.rx_ifindex);
 	p->prog_id = 0;
-	if (*attached && !attachment_find_by(b->topo.rx_ifindex, uses_cpumap, &p->cpumap_id, &a))
+	if (*attached && !attached_prog_find_by(b->topo.rx_ifindex, uses_cpumap, &p->cpumap_id, &a))
 		p->prog_id = a.prog_id;
 	topology_leave();
 	return 0;
@@ -231,13 +231,13 @@ static bool cpumap_holds(__u32 id, const struct cpuset *set)
 static int detach_leftovers(struct testbed *b)
 {
 	int ifindex = b->topo.rx_ifindex, tries, err = topology_enter(&b->topo);
-	struct attachment a;
+	struct attached_prog a;
 	bool stuck;
 
 	if (err)
 		return err;
-	for (tries = 0; tries < 8 && !attachment_find_by(ifindex, any_program, NULL, &a); tries++)
-		attachment_detach(ifindex, &a, b->topo.rx_if);
+	for (tries = 0; tries < 8 && !attached_prog_find_by(ifindex, any_program, NULL, &a); tries++)
+		attached_prog_detach(ifindex, &a, b->topo.rx_if);
 	if (xdp_attached(ifindex)) {
 		bpf_xdp_detach(ifindex, XDP_FLAGS_DRV_MODE, NULL);
 		bpf_xdp_detach(ifindex, XDP_FLAGS_SKB_MODE, NULL);

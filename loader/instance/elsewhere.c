@@ -75,13 +75,13 @@ static int owns(__u64 cookie, const char *ifname, void *arg)
 	return 1;
 }
 
-int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewhere *owner)
+int elsewhere_attached(const char *ifname, struct attached_prog *a, struct elsewhere *owner)
 {
 	struct owner_search s = { .e = owner };
 	int ifindex = if_nametoindex(ifname);
 
 	memset(owner, 0, sizeof(*owner));
-	if (!ifindex || attachment_find(ifindex, 0, a))
+	if (!ifindex || attached_prog_find(ifindex, 0, a))
 		return -ENOENT;
 	s.prog_id = a->prog_id;
 	pin_tree_walk(owns, &s);

@@ -11,7 +11,7 @@
 
 #include <net/if.h>
 #include <linux/types.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "cpusteer.h"
 #include "pin_tree.h"
 
@@ -40,7 +40,7 @@ void elsewhere_find(const struct instance_dir *here, struct elsewhere *e);
 /* Whether a cpusteer program is attached to `ifname` here (0, with *a),
  * and, in *owner, the instance of any namespace that recorded it.
  */
-int elsewhere_attached(const char *ifname, struct attachment *a, struct elsewhere *owner);
+int elsewhere_attached(const char *ifname, struct attached_prog *a, struct elsewhere *owner);
 
 /* elsewhere_find() and elsewhere_report() in one, for a command that
  * acts only on the instance of this namespace.

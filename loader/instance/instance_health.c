@@ -107,7 +107,7 @@ void instance_health_judge(const struct cpusteer_instance_state *st, int record_
 	h->phase_pid = st->phase_pid;
 	h->redirect_ifindex = st->redirect_ifindex;
 	h->device_here = in_its_netns && state_device_here(st);
-	h->attached = h->device_here && !attachment_find(st->ifindex, st->prog_id, &h->att);
+	h->attached = h->device_here && !attached_prog_find(st->ifindex, st->prog_id, &h->att);
 	if (h->device_here && !h->attached)
 		h->other_prog_id = attached_prog_id(st->ifindex);
 	h->problem = phase_problem(st->phase);

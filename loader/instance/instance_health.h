@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "cpusteer.h"
 
 struct steer_instance;
@@ -40,7 +40,7 @@ struct instance_health {
 	__u32 phase_pid;
 	bool device_here;		/* the recorded device, at its index */
 	bool attached;			/* the recorded program, on it */
-	struct attachment att;		/* where attached */
+	struct attached_prog att;	/* where attached */
 	__u32 other_prog_id;		/* what is attached instead, if anything */
 	__u32 redirect_ifindex;		/* the second stage's target */
 };

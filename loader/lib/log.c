@@ -19,9 +19,14 @@ void log_set_where(const char *where)
 /* A message may quote names and arguments from the command line or the
  * system, which may hold terminal controls: those bytes are written as
  * \xNN, so one message is one line and changes nothing on the terminal.
+ *
+ * errno is the caller's again on return: callers report a failure and
+ * then return -errno, and a write to a full or closed stream sets errno
+ * to its own failure.
  */
 static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
 {
+	int caller_errno = errno;
 	char line[1024];
 	const char *p;
 
@@ -36,6 +41,7 @@ static void vprint(FILE *f, const char *prefix, const char *fmt, va_list ap)
 			fputc(c, f);
 	}
 	fputc('\n', f);
+	errno = caller_errno;
 }
 
 void log_err(const char *fmt, ...)

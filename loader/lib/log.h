@@ -8,6 +8,9 @@
 
 extern bool log_verbose;
 
+/* None of these changes errno, even when the write fails: a caller may
+ * report a failure and then return -errno.
+ */
 __attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
-#include "attachment.h"
+#include "attached_prog.h"
 #include "log.h"
 
 /* Program `*want` (an id), or with *want 0 one named like cpusteer's. */
@@ -19,7 +19,7 @@ static bool is_cpusteer(__u32 id, const char *name, void *want)
 	return name && (!strcmp(name, "cpusteer_steer") || !strcmp(name, "cpusteer_notouch"));
 }
 
-static bool is_wanted(struct xdp_program *p, attachment_filter wanted, void *arg)
+static bool is_wanted(struct xdp_program *p, attached_prog_filter wanted, void *arg)
 {
 	return wanted(xdp_program__id(p), xdp_program__name(p), arg);
 }
@@ -76,12 +76,13 @@ static void close_leaked(const int *before, int nbefore)
 	}
 }
 
-int attachment_find(int ifindex, __u32 prog_id, struct attachment *a)
+int attached_prog_find(int ifindex, __u32 prog_id, struct attached_prog *a)
 {
-	return attachment_find_by(ifindex, is_cpusteer, &prog_id, a);
+	return attached_prog_find_by(ifindex, is_cpusteer, &prog_id, a);
 }
 
-int attachment_find_by(int ifindex, attachment_filter wanted, void *arg, struct attachment *a)
+int attached_prog_find_by(int ifindex, attached_prog_filter wanted, void *arg,
+			  struct attached_prog *a)
 {
 	int before[MAX_PROG_FDS], nbefore = prog_fds(before);
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
@@ -113,7 +114,7 @@ int attachment_find_by(int ifindex, attachment_filter wanted, void *arg, struct 
 	return err;
 }
 
-int attachment_detach(int ifindex, const struct attachment *a, const char *shown)
+int attached_prog_detach(int ifindex, const struct attached_prog *a, const char *shown)
 {
 	struct xdp_program *xp = xdp_program__from_id(a->prog_id);
 	int err = libxdp_get_error(xp);
