@@ -32,37 +32,6 @@ static inline double per_second(__u64 count, double dt)
 	return dt > 0 ? count / dt : 0;
 }
 
-/* The named counter arrays of struct cpusteer_counters, each shown as a
- * block of one row per name: why packets were passed, the errors, of
- * tunnelled frames which were steered by their inner flow and why others
- * were not, and with --hash nic where each frame's hash came from.
- */
-struct counter_group {
-	const char *title;	/* the table's header */
-	const char *json_key;	/* in each interval's per-CPU objects */
-	const char *json_total_key;	/* in "totals" */
-	size_t offset;		/* of its __u64 array in the counters */
-	__u32 n;
-	const char *(*name)(__u32 index);
-};
-
-enum counter_group_index {
-	GROUP_PASSED,
-	GROUP_ERRORS,
-	GROUP_INNER_STEERED,
-	GROUP_INNER_FALLBACK,
-	GROUP_NIC_HASH,
-	COUNTER_GROUPS
-};
-
-extern const struct counter_group counter_groups[COUNTER_GROUPS];
-
-static inline const __u64 *group_counts(const struct counter_group *g,
-					const struct cpusteer_counters *c)
-{
-	return (const __u64 *)((const char *)c + g->offset);
-}
-
 void stats_print_table(const struct stats_view *v, double dt, const struct timespec *wall);
 void stats_print_json(const struct stats_view *v, double dt, const struct timespec *wall);
 

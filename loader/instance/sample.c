@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "counters.h"
 #include "instance.h"
 #include "log.h"
 #include "sample.h"
@@ -111,22 +112,34 @@ static void add_up(void *sum, const void *first, size_t size, size_t count, size
 			out[w] += ((const __u64 *)p)[w];
 }
 
+/* Adds what receiving CPU `c` counted to the sums of the counters'
+ * groups; notes count packets already counted and add to none.
+ */
+static void add_cpu(struct rx_sum *sum, const struct stats_sample *s, int n, int c)
+{
+	__u64 *const of[] = { [COUNTER_RECEIVED] = &sum->rx, [COUNTER_REDIRECTED] = &sum->redirect,
+			      [COUNTER_PASSED] = &sum->pass, [COUNTER_ERROR] = &sum->error };
+	const struct counter_desc *d;
+	__u32 i;
+
+	for_each_counter(d) {
+		if (d->group == COUNTER_NOTE)
+			continue;
+		if (!d->n)	/* the redirect slots, a row of their own */
+			for (i = 0; i < (__u32)n; i++)
+				*of[d->group] += s->redirected[(size_t)c * n + i];
+		for (i = 0; i < d->n; i++)
+			*of[d->group] += counter_value(d, &s->rx[c], i);
+	}
+}
+
 struct rx_sum sample_rx_sum(const struct stats_sample *s, int n, int cpu)
 {
-	int first = cpu < 0 ? 0 : cpu, last = cpu < 0 ? n - 1 : cpu, c, i;
+	int first = cpu < 0 ? 0 : cpu, last = cpu < 0 ? n - 1 : cpu, c;
 	struct rx_sum sum = {};
 
-	for (c = first; c <= last; c++) {
-		const struct cpusteer_counters *k = &s->rx[c];
-
-		sum.rx += k->rx_packets;
-		for (i = 0; i < n; i++)
-			sum.redirect += s->redirected[(size_t)c * n + i];
-		for (i = 0; i < CPUSTEER_PASS_REASONS; i++)
-			sum.pass += k->passed[i];
-		for (i = 0; i < CPUSTEER_ERRORS; i++)
-			sum.error += k->errors[i];
-	}
+	for (c = first; c <= last; c++)
+		add_cpu(&sum, s, n, c);
 	return sum;
 }
 

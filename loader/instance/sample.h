@@ -45,7 +45,7 @@ void sample_diff(struct stats_sample *out, const struct stats_sample *a,
  */
 int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_sample *s);
 
-/* What steering counters add up to. */
+/* What the steering counters add up to, by their groups (counters.h). */
 struct rx_sum {
 	__u64 rx, redirect, pass, error;
 };
