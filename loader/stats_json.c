@@ -25,12 +25,16 @@ static void json_rate_or_count(struct json *j, const char *key, __u64 count, dou
 		json_uint(j, key, count);
 }
 
-/* An array of counters: an object of its entries. */
+/* A counter; an array as an object of its entries. */
 static void json_counter(struct json *j, const char *key, const struct counter_desc *c,
 			 const struct cpusteer_counters *k, double dt)
 {
 	__u32 i;
 
+	if (!c->entry_name) {
+		json_rate_or_count(j, key, counter_value(c, k, 0), dt);
+		return;
+	}
 	json_object_open(j, key);
 	for (i = 0; i < c->n; i++)
 		json_rate_or_count(j, counter_entry_name(c, i), counter_value(c, k, i), dt);

@@ -133,25 +133,35 @@ static const char *attach_path_text(const struct status_view *v)
 	return "single program although this kernel takes freplace programs (LIBXDP_SKIP_DISPATCHER=1 at load?); no other XDP program can share the interface";
 }
 
-/* The counters status shows `when`, totals since load, a line each: an
- * array's entries as "vxlan 638, geneve 0, ...".
+/* A counter's total since load: an array's entries as "vxlan 638,
+ * geneve 0, ...", a single counter as its count.
  */
+static void format_counter(const struct counter_desc *c, const struct cpusteer_counters *k,
+			   char *line, size_t len)
+{
+	size_t used = 0;
+	__u32 i;
+
+	if (!c->entry_name) {
+		snprintf(line, len, "%llu", (unsigned long long)counter_value(c, k, 0));
+		return;
+	}
+	line[0] = '\0';
+	for (i = 0; i < c->n && used < len; i++)
+		used += snprintf(line + used, len - used, "%s%s %llu", i ? ", " : "",
+				 counter_entry_name(c, i), (unsigned long long)counter_value(c, k, i));
+}
+
+/* The counters status shows `when`, a line each. */
 static void print_counters(const struct status_view *v, enum counter_shown when)
 {
 	const struct counter_desc *c;
 	char line[256];
-	size_t used;
-	__u32 i;
 
 	for_each_counter(c) {
 		if (!c->status || c->shown != when)
 			continue;
-		line[0] = '\0';
-		used = 0;
-		for (i = 0; i < c->n && used < sizeof(line); i++)
-			used += snprintf(line + used, sizeof(line) - used, "%s%s %llu",
-					 i ? ", " : "", counter_entry_name(c, i),
-					 (unsigned long long)counter_value(c, &v->counts, i));
+		format_counter(c, &v->counts, line, sizeof(line));
 		printf("  %-18s %s\n", c->status, line);
 	}
 }
@@ -218,6 +228,7 @@ static void print_text(const struct status_view *v)
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
 	print_inner(v);
 	print_nic_hash(v);
+	print_counters(v, SHOWN_ALWAYS);
 	if (v->cfg.bucket_stats)
 		printf("  %-18s on, for up to %u buckets\n", "bucket stats", v->counted_buckets);
 	else
@@ -250,6 +261,10 @@ static void json_counters(struct json *j, const struct status_view *v)
 	for_each_counter(c) {
 		if (!c->status)
 			continue;
+		if (!c->entry_name) {
+			json_uint(j, c->json_total_key, counter_value(c, &v->counts, 0));
+			continue;
+		}
 		json_object_open(j, c->json_total_key);
 		for (i = 0; i < c->n; i++)
 			json_uint(j, counter_entry_name(c, i), counter_value(c, &v->counts, i));

@@ -40,6 +40,19 @@ const struct counter_desc counter_descs[] = {
 	  .title = "NIC HASH (--hash nic)", .json_key = "nic_hash", .json_total_key = "nic_hash",
 	  .status = "nic hash", .shown = SHOWN_WITH_NIC_HASH, .metric = "nic_hash",
 	  .label = "source" },
+	{ FIELD(seen_fragments), .n = 1, .group = COUNTER_NOTE, .unit = "packets",
+	  .help = "IP fragments, steered by their addresses alone (only the first holds ports)",
+	  .json_key = "seen_fragments", .json_total_key = "seen_fragments",
+	  .status = "seen fragments", .metric = "fragment" },
+	{ FIELD(seen_vlan), .n = 1, .group = COUNTER_NOTE, .unit = "packets",
+	  .help = "packets that carried one or more whole VLAN tags, whatever became of them",
+	  .json_key = "seen_vlan", .json_total_key = "seen_vlan", .status = "seen vlan",
+	  .metric = "vlan" },
+	{ FIELD(seen_l3_only), .n = 1, .group = COUNTER_NOTE, .unit = "packets",
+	  .help = "IP packets of a protocol without ports that cpusteer reads (not TCP, UDP or "
+		  "SCTP), steered by their addresses and protocol alone",
+	  .json_key = "seen_l3_only", .json_total_key = "seen_l3_only", .status = "seen l3 only",
+	  .metric = "l3_only" },
 };
 
 const size_t ncounter_descs = sizeof(counter_descs) / sizeof(counter_descs[0]);
