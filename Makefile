@@ -111,6 +111,10 @@ $(OUT)/selftests/%: selftests/%.c Makefile $(LIB_OBJS) | $(SKELS) $(OUT)/selftes
 # object (selftests/bpf/hash_sweep.bpf.c).
 $(OUT)/selftests/test_hash_distribution: | $(OUT)/selftests/hash_sweep.skel.h
 
+# The counter registry is checked against the counters' BTF, which a test
+# object holds (selftests/bpf/counters_layout.bpf.c).
+$(OUT)/selftests/test_counters: $(OUT)/selftests/counters_layout.skel.h
+
 # The program tests of the steering object, test_steer_*, share a fixture
 # (an instance configured as the commands configure one, frames run
 # through it): compiled once, linked into each of them as TEST_OBJS.

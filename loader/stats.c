@@ -19,6 +19,7 @@
 #include "names.h"
 #include "options.h"
 #include "pin_tree.h"
+#include "sample.h"
 #include "instance_state.h"
 #include "stats_view.h"
 #include "trace.h"

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include "counters.h"
 #include "json.h"
 #include "names.h"
 #include "stats_view.h"
@@ -24,14 +25,19 @@ static void json_rate_or_count(struct json *j, const char *key, __u64 count, dou
 		json_uint(j, key, count);
 }
 
-static void json_group(struct json *j, const char *key, const struct counter_group *g,
-		       const struct cpusteer_counters *c, double dt)
+/* A counter; an array as an object of its entries. */
+static void json_counter(struct json *j, const char *key, const struct counter_desc *c,
+			 const struct cpusteer_counters *k, double dt)
 {
 	__u32 i;
 
+	if (!c->entry_name) {
+		json_rate_or_count(j, key, counter_value(c, k, 0), dt);
+		return;
+	}
 	json_object_open(j, key);
-	for (i = 0; i < g->n; i++)
-		json_rate_or_count(j, g->name(i), group_counts(g, c)[i], dt);
+	for (i = 0; i < c->n; i++)
+		json_rate_or_count(j, counter_entry_name(c, i), counter_value(c, k, i), dt);
 	json_object_close(j);
 }
 
@@ -49,7 +55,8 @@ static void json_rx(struct json *j, const struct stats_view *v, double dt)
 {
 	const struct stats_sample *d = &v->delta;
 	struct rx_sum s = sample_rx_sum(d, v->ncpus, -1);
-	int cpu, g;
+	const struct counter_desc *c;
+	int cpu;
 
 	json_object_open(j, "rx");
 	json_rate(j, "total_pps", s.rx, dt);
@@ -65,9 +72,9 @@ static void json_rx(struct json *j, const struct stats_view *v, double dt)
 		json_rate(j, "redirect_pps", s.redirect, dt);
 		json_rate(j, "pass_pps", s.pass, dt);
 		json_rate(j, "error_pps", s.error, dt);
-		for (g = 0; g < COUNTER_GROUPS; g++)
-			json_group(j, counter_groups[g].json_key, &counter_groups[g], &d->rx[cpu],
-				   dt);
+		for_each_counter(c)
+			if (c->json_key)
+				json_counter(j, c->json_key, c, &d->rx[cpu], dt);
 		json_object_close(j);
 	}
 	json_array_close(j);
@@ -152,9 +159,10 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	struct kthread_count k = sample_kthread_all(t, v->ncpus);
 	struct cpusteer_remote_counters r = sample_remote_all(t, v->ncpus);
 	struct enqueue_count e = sample_enqueue_all(t, v->ncpus);
+	const struct counter_desc *c;
 	struct cpusteer_counters rx;
 	struct rx_sum s;
-	int cpu, g;
+	int cpu;
 
 	sample_rx_all(&rx, t, v->ncpus);
 	s = sample_rx_sum(t, v->ncpus, -1);
@@ -163,8 +171,9 @@ static void json_totals(struct json *j, const struct stats_view *v)
 	json_uint(j, "redirect", s.redirect);
 	json_uint(j, "pass", s.pass);
 	json_uint(j, "error", s.error);
-	for (g = 0; g < COUNTER_GROUPS; g++)
-		json_group(j, counter_groups[g].json_total_key, &counter_groups[g], &rx, 0);
+	for_each_counter(c)
+		if (c->json_total_key)
+			json_counter(j, c->json_total_key, c, &rx, 0);
 	json_array_open(j, "redirect_per_target");
 	for (cpu = 0; cpu < v->ncpus; cpu++) {
 		json_object_open(j, NULL);

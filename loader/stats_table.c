@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include "counters.h"
 #include "names.h"
 #include "stats_view.h"
 #include "sums.h"
@@ -110,11 +111,11 @@ static void print_receive(const struct stats_view *v, double dt)
 	}
 }
 
-/* One block per counter group: one row per name, and with --extended
- * one sub-row per receiving CPU.
+/* One block per counter with a title: one row per entry, and with
+ * --extended one sub-row per receiving CPU.
  */
-static void print_group(const struct stats_view *v, const struct counter_group *g,
-			const struct cpusteer_counters *rx, double dt)
+static void print_counter(const struct stats_view *v, const struct counter_desc *c,
+			  const struct cpusteer_counters *rx, double dt)
 {
 	static const char *const cols[] = { "pkt/s" };
 	const struct stats_sample *d = &v->delta;
@@ -123,16 +124,16 @@ static void print_group(const struct stats_view *v, const struct counter_group *
 	__u32 i;
 	int cpu;
 
-	for (i = 0; i < g->n; i++) {
-		count = group_counts(g, rx)[i];
+	for (i = 0; i < c->n; i++) {
+		count = counter_value(c, rx, i);
 		if (!count && !v->extended)
 			continue;
 		if (!header)
-			put_header(g->title, cols, 1);
+			put_header(c->title, cols, 1);
 		header = true;
-		put_figure_row(count, dt, "  %s", g->name(i));
+		put_figure_row(count, dt, "  %s", counter_entry_name(c, i));
 		for (cpu = 0; v->extended && cpu < v->ncpus; cpu++) {
-			per = group_counts(g, &d->rx[cpu])[i];
+			per = counter_value(c, &d->rx[cpu], i);
 			if (per)
 				put_figure_row(per, dt, "    on cpu %d", cpu);
 		}
@@ -280,17 +281,18 @@ void stats_print_table(const struct stats_view *v, double dt, const struct times
 {
 	const struct tracer *t = v->tracer;
 	struct cpusteer_remote_counters r = sample_remote_all(&v->total, v->ncpus);
+	const struct counter_desc *c;
 	struct cpusteer_counters rx;
 	struct tm now;
-	int g;
 
 	localtime_r(&wall->tv_sec, &now);
 	sample_rx_all(&rx, &v->delta, v->ncpus);
 	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname, now.tm_hour,
 	       now.tm_min, now.tm_sec, dt);
 	print_receive(v, dt);
-	for (g = 0; g < COUNTER_GROUPS; g++)
-		print_group(v, &counter_groups[g], &rx, dt);
+	for_each_counter(c)
+		if (c->title)
+			print_counter(v, c, &rx, dt);
 	print_redirected(v, dt);
 	if (t->attached[TP_CPUMAP_ENQUEUE])
 		print_enqueue(v, dt);

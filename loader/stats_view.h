@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What one block of `cpusteer stats` output is drawn from, the sums over
- * CPUs that both its forms show, and the two forms: the table for people
- * (stats_table.c) and one JSON object per interval (stats_json.c).
+/* What one block of `cpusteer stats` output is drawn from, and its two
+ * forms: the table for people (stats_table.c) and one JSON object per
+ * interval (stats_json.c), both summing samples as sample.h does.
  * stats.c samples the counters and fills the view; the views never touch
  * the instance.
  */
@@ -12,6 +12,7 @@
 #include <time.h>
 #include <linux/types.h>
 #include "cpusteer.h"
+#include "sample.h"
 #include "trace.h"
 
 struct stats_view {
@@ -30,56 +31,6 @@ static inline double per_second(__u64 count, double dt)
 {
 	return dt > 0 ? count / dt : 0;
 }
-
-/* What steering counters add up to. */
-struct rx_sum {
-	__u64 rx, redirect, pass, error;
-};
-
-/* Of receiving CPU `cpu`, or of all of them with cpu -1. */
-struct rx_sum sample_rx_sum(const struct stats_sample *s, int n, int cpu);
-
-/* Sums over the CPUs of a sample with `n` possible CPUs. */
-void sample_rx_all(struct cpusteer_counters *sum, const struct stats_sample *s, int n);
-__u64 sample_redirected_to(const struct stats_sample *s, int n, int to);
-struct enqueue_count sample_enqueue_to(const struct stats_sample *s, int n, int to);
-struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n);
-struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
-struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
-
-/* The named counter arrays of struct cpusteer_counters, each shown as a
- * block of one row per name: why packets were passed, the errors, of
- * tunnelled frames which were steered by their inner flow and why others
- * were not, and with --hash nic where each frame's hash came from.
- */
-struct counter_group {
-	const char *title;	/* the table's header */
-	const char *json_key;	/* in each interval's per-CPU objects */
-	const char *json_total_key;	/* in "totals" */
-	size_t offset;		/* of its __u64 array in the counters */
-	__u32 n;
-	const char *(*name)(__u32 index);
-};
-
-enum counter_group_index {
-	GROUP_PASSED,
-	GROUP_ERRORS,
-	GROUP_INNER_STEERED,
-	GROUP_INNER_FALLBACK,
-	GROUP_NIC_HASH,
-	COUNTER_GROUPS
-};
-
-extern const struct counter_group counter_groups[COUNTER_GROUPS];
-
-static inline const __u64 *group_counts(const struct counter_group *g,
-					const struct cpusteer_counters *c)
-{
-	return (const __u64 *)((const char *)c + g->offset);
-}
-
-/* The XDP action of an exception slot, or "other". */
-const char *exception_slot_name(int slot);
 
 void stats_print_table(const struct stats_view *v, double dt, const struct timespec *wall);
 void stats_print_json(const struct stats_view *v, double dt, const struct timespec *wall);

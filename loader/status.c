@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include "attached_prog.h"
 #include "commands.h"
+#include "counters.h"
 #include "device.h"
 #include "elsewhere.h"
 #include "indirection.h"
@@ -24,7 +25,6 @@
 #include "trace.h"
 #include "instance_health.h"
 #include "instance_state.h"
-#include "stats_view.h"
 #include "tunnel_opts.h"
 
 struct status_view {
@@ -133,20 +133,37 @@ static const char *attach_path_text(const struct status_view *v)
 	return "single program although this kernel takes freplace programs (LIBXDP_SKIP_DISPATCHER=1 at load?); no other XDP program can share the interface";
 }
 
-/* A tunnel counter group's totals since load on one line:
- * "vxlan 638, geneve 0, ...".
+/* A counter's total since load: an array's entries as "vxlan 638,
+ * geneve 0, ...", a single counter as its count.
  */
-static void print_group_line(const char *label, const struct counter_group *g,
-			     const struct cpusteer_counters *c)
+static void format_counter(const struct counter_desc *c, const struct cpusteer_counters *k,
+			   char *line, size_t len)
 {
-	char line[256] = "";
 	size_t used = 0;
 	__u32 i;
 
-	for (i = 0; i < g->n && used < sizeof(line); i++)
-		used += snprintf(line + used, sizeof(line) - used, "%s%s %llu", i ? ", " : "",
-				 g->name(i), (unsigned long long)group_counts(g, c)[i]);
-	printf("  %-18s %s\n", label, line);
+	if (!c->entry_name) {
+		snprintf(line, len, "%llu", (unsigned long long)counter_value(c, k, 0));
+		return;
+	}
+	line[0] = '\0';
+	for (i = 0; i < c->n && used < len; i++)
+		used += snprintf(line + used, len - used, "%s%s %llu", i ? ", " : "",
+				 counter_entry_name(c, i), (unsigned long long)counter_value(c, k, i));
+}
+
+/* The counters status shows `when`, a line each. */
+static void print_counters(const struct status_view *v, enum counter_shown when)
+{
+	const struct counter_desc *c;
+	char line[256];
+
+	for_each_counter(c) {
+		if (!c->status || c->shown != when)
+			continue;
+		format_counter(c, &v->counts, line, sizeof(line));
+		printf("  %-18s %s\n", c->status, line);
+	}
 }
 
 /* What --inner names, and since load how many frames each tunnel kind
@@ -160,8 +177,7 @@ static void print_inner(const struct status_view *v)
 	printf("  %-18s %s\n", "inner", inner);
 	if (!v->cfg.inner)
 		return;
-	print_group_line("inner steered", &counter_groups[GROUP_INNER_STEERED], &v->counts);
-	print_group_line("outer fallback", &counter_groups[GROUP_INNER_FALLBACK], &v->counts);
+	print_counters(v, SHOWN_WITH_INNER);
 }
 
 static const char *rx_hash_support(int support)
@@ -176,7 +192,7 @@ static void print_nic_hash(const struct status_view *v)
 {
 	if (v->cfg.hash_fn != CPUSTEER_HASH_NIC)
 		return;
-	print_group_line("nic hash", &counter_groups[GROUP_NIC_HASH], &v->counts);
+	print_counters(v, SHOWN_WITH_NIC_HASH);
 	printf("  %-18s %s\n", "driver rx hash", rx_hash_support(v->rx_hash));
 }
 
@@ -212,6 +228,7 @@ static void print_text(const struct status_view *v)
 	       hash_fn_name(v->cfg.hash_fn), v->cfg.symmetric ? "symmetric" : "not symmetric", non_ip);
 	print_inner(v);
 	print_nic_hash(v);
+	print_counters(v, SHOWN_ALWAYS);
 	if (v->cfg.bucket_stats)
 		printf("  %-18s on, for up to %u buckets\n", "bucket stats", v->counted_buckets);
 	else
@@ -233,25 +250,26 @@ static void print_text(const struct status_view *v)
 	printf("  %-18s %s\n", "restored on unload", dev);
 }
 
-static void json_group(struct json *j, const struct counter_group *g,
-		       const struct cpusteer_counters *c)
+/* Every counter status shows, whatever the settings: an array as an
+ * object of its entries.
+ */
+static void json_counters(struct json *j, const struct status_view *v)
 {
+	const struct counter_desc *c;
 	__u32 i;
 
-	json_object_open(j, g->json_total_key);
-	for (i = 0; i < g->n; i++)
-		json_uint(j, g->name(i), group_counts(g, c)[i]);
-	json_object_close(j);
-}
-
-static void json_inner(struct json *j, const struct status_view *v)
-{
-	char inner[160];
-
-	inner_format(&v->cfg, inner, sizeof(inner));
-	json_string(j, "inner", inner);
-	json_group(j, &counter_groups[GROUP_INNER_STEERED], &v->counts);
-	json_group(j, &counter_groups[GROUP_INNER_FALLBACK], &v->counts);
+	for_each_counter(c) {
+		if (!c->status)
+			continue;
+		if (!c->entry_name) {
+			json_uint(j, c->json_total_key, counter_value(c, &v->counts, 0));
+			continue;
+		}
+		json_object_open(j, c->json_total_key);
+		for (i = 0; i < c->n; i++)
+			json_uint(j, counter_entry_name(c, i), counter_value(c, &v->counts, i));
+		json_object_close(j);
+	}
 }
 
 static void json_device(struct json *j, const char *key, const struct device_settings *d)
@@ -286,7 +304,7 @@ static void json_cpus(struct json *j, const struct status_view *v)
 
 static void print_json(struct json *j, const struct status_view *v)
 {
-	char buf[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN];
+	char buf[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN], inner[160];
 
 	json_object_open(j, NULL);
 	json_string(j, "interface", v->dir->shown);
@@ -313,8 +331,9 @@ static void print_json(struct json *j, const struct status_view *v)
 		json_uint(j, "buckets", v->cfg.nbuckets);
 		json_string(j, "hash", hash_fn_name(v->cfg.hash_fn));
 		json_bool(j, "symmetric", v->cfg.symmetric);
-		json_inner(j, v);
-		json_group(j, &counter_groups[GROUP_NIC_HASH], &v->counts);
+		inner_format(&v->cfg, inner, sizeof(inner));
+		json_string(j, "inner", inner);
+		json_counters(j, v);
 		if (v->rx_hash < 0)
 			json_null(j, "driver_rx_hash");
 		else

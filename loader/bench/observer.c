@@ -14,6 +14,7 @@
 #include "host_counters.h"
 #include "instance.h"
 #include "pin_tree.h"
+#include "sample.h"
 #include "observer.h"
 #include "stats_math.h"
 #include "trace.h"

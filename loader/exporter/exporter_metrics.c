@@ -11,12 +11,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include "counters.h"
 #include "exporter_metrics.h"
 #include "instance_state.h"
 #include "kernel_features.h"
 #include "names.h"
 #include "options.h"
-#include "stats_view.h"
 #include "tunnel_opts.h"
 
 struct out {
@@ -111,7 +111,7 @@ static void series(struct out *o, const struct metrics_instance *m, __u64 value,
 }
 
 /* A __u64 at byte `offset` of a counter struct (all of them are __u64
- * words, trace.h).
+ * words, sample.h).
  */
 static __u64 word(const void *counters, size_t offset)
 {
@@ -119,18 +119,6 @@ static __u64 word(const void *counters, size_t offset)
 }
 
 /* Per-CPU figures of a sample, by CPU and a field of its counter struct. */
-static __u64 rx_field(const struct stats_sample *s, int n, int cpu, size_t field)
-{
-	(void)n;
-	return word(&s->rx[cpu], field);
-}
-
-static __u64 redirected_to(const struct stats_sample *s, int n, int cpu, size_t field)
-{
-	(void)field;
-	return sample_redirected_to(s, n, cpu);
-}
-
 static __u64 enqueue_field(const struct stats_sample *s, int n, int cpu, size_t field)
 {
 	struct enqueue_count e = sample_enqueue_to(s, n, cpu);
@@ -164,8 +152,6 @@ struct per_cpu {
 #define ONE_ROW(get_, type_, field_) \
 	{ .get = (get_), .nrows = 1, .rows = { { NULL, offsetof(type_, field_) } } }
 
-static const struct per_cpu received = ONE_ROW(rx_field, struct cpusteer_counters, rx_packets);
-static const struct per_cpu redirected = { .get = redirected_to, .nrows = 1 };
 static const struct per_cpu enqueued = ONE_ROW(enqueue_field, struct enqueue_count, processed);
 static const struct per_cpu enqueue_drops = ONE_ROW(enqueue_field, struct enqueue_count, drops);
 static const struct per_cpu enqueue_bulks = ONE_ROW(enqueue_field, struct enqueue_count, bulks);
@@ -198,10 +184,10 @@ struct family {
 	__u64 (*value)(const struct metrics_instance *m);	/* emit_value */
 	size_t target_array;	/* emit_targets: a __u32 per target CPU */
 	const struct per_cpu *per_cpu;				/* emit_per_cpu */
-	enum counter_group_index group;				/* emit_group */
-	const char *label;					/* emit_group */
 	/* Every instance judged, exported or not: health series. */
 	bool every_judged;
+	/* Not one family: the steering program's, one for each counter. */
+	bool steering_counters;
 };
 
 static void emit_value(struct out *o, const struct metrics_instance *m, const struct family *fam)
@@ -267,15 +253,31 @@ static void emit_per_cpu(struct out *o, const struct metrics_instance *m, const 
 	}
 }
 
-static void emit_group(struct out *o, const struct metrics_instance *m, const struct family *fam)
+/* A steering counter of instance `m`: a series per CPU (a single counter
+ * per receiving CPU, the redirect slots per target CPU), or its sum over
+ * CPUs, an array's entries by their label.
+ */
+static void emit_counter(struct out *o, const struct metrics_instance *m,
+			 const struct counter_desc *c)
 {
-	const struct counter_group *g = &counter_groups[fam->group];
+	const struct stats_sample *s = &m->sample;
 	struct cpusteer_counters sum;
+	char cpu[12];
 	__u32 i;
+	int k;
 
-	sample_rx_all(&sum, &m->sample, o->ncpus);
-	for (i = 0; i < g->n; i++)
-		series(o, m, group_counts(g, &sum)[i], fam->label, g->name(i), NULL);
+	if (c->per_cpu) {
+		for (k = 0; k < o->ncpus; k++) {
+			snprintf(cpu, sizeof(cpu), "%d", k);
+			series(o, m, c->n ? counter_value(c, &s->rx[k], 0)
+					  : sample_redirected_to(s, o->ncpus, k),
+			       "cpu", cpu, NULL);
+		}
+		return;
+	}
+	sample_rx_all(&sum, s, o->ncpus);
+	for (i = 0; i < c->n; i++)
+		series(o, m, counter_value(c, &sum, i), c->label, counter_entry_name(c, i), NULL);
 }
 
 static void emit_exceptions(struct out *o, const struct metrics_instance *m,
@@ -396,26 +398,7 @@ static const struct family families[] = {
 	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, cpus.weight) },
 	{ "cpusteer_cpu_buckets", "gauge", "buckets of the indirection table each target CPU owns",
 	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, buckets) },
-	{ "cpusteer_received_packets_total", "counter",
-	  "packets the steering program saw, by receiving CPU",
-	  .emit = emit_per_cpu, .per_cpu = &received },
-	{ "cpusteer_redirected_packets_total", "counter", "packets steered to each target CPU",
-	  .emit = emit_per_cpu, .per_cpu = &redirected },
-	{ "cpusteer_passed_packets_total", "counter",
-	  "packets passed to the stack of the receiving CPU, by reason",
-	  .emit = emit_group, .group = GROUP_PASSED, .label = "reason" },
-	{ "cpusteer_error_packets_total", "counter",
-	  "packets passed to the stack of the receiving CPU because steering failed, by error",
-	  .emit = emit_group, .group = GROUP_ERRORS, .label = "error" },
-	{ "cpusteer_inner_steered_packets_total", "counter",
-	  "tunnelled packets steered by their inner flow (load --inner), by tunnel",
-	  .emit = emit_group, .group = GROUP_INNER_STEERED, .label = "tunnel" },
-	{ "cpusteer_inner_fallback_packets_total", "counter",
-	  "tunnelled packets steered by their outer flow after all, by reason",
-	  .emit = emit_group, .group = GROUP_INNER_FALLBACK, .label = "reason" },
-	{ "cpusteer_nic_hash_packets_total", "counter",
-	  "with --hash nic, where each packet's hash came from",
-	  .emit = emit_group, .group = GROUP_NIC_HASH, .label = "source" },
+	{ .steering_counters = true },
 	{ "cpusteer_cpumap_enqueued_packets_total", "counter",
 	  "packets offered to each target CPU's cpumap queue, drops included" TP,
 	  .emit = emit_per_cpu, .per_cpu = &enqueued },
@@ -446,6 +429,31 @@ static const struct family families[] = {
 	  "failed XDP redirects on the interface" TP, .emit = emit_value, .value = redirect_errors },
 };
 
+static void family_head(struct out *o, const char *name, const char *type, const char *help)
+{
+	o->family = name;
+	fprintf(o->f, "# HELP %s ", name);
+	metrics_escape(o->f, help, false);
+	fprintf(o->f, "\n# TYPE %s %s\n", name, type);
+}
+
+/* A family per steering counter, named for what it counts and its unit. */
+static void steering_counters(struct out *o, const struct metrics_scrape *s)
+{
+	const struct counter_desc *c;
+	char name[96];
+	size_t i;
+
+	for_each_counter(c) {
+		if (!c->metric)
+			continue;
+		snprintf(name, sizeof(name), "cpusteer_%s_%s_total", c->metric, c->unit);
+		family_head(o, name, "counter", c->help);
+		for (i = 0; i < s->n; i++)
+			emit_counter(o, s->in[i], c);
+	}
+}
+
 int metrics_write(FILE *f, const struct metrics_scrape *s)
 {
 	struct out o = { .f = f, .ncpus = s->ncpus };
@@ -453,10 +461,11 @@ int metrics_write(FILE *f, const struct metrics_scrape *s)
 	size_t i;
 
 	for (fam = families; fam < families + sizeof(families) / sizeof(families[0]); fam++) {
-		o.family = fam->name;
-		fprintf(f, "# HELP %s ", fam->name);
-		metrics_escape(f, fam->help, false);
-		fprintf(f, "\n# TYPE %s %s\n", fam->name, fam->type);
+		if (fam->steering_counters) {
+			steering_counters(&o, s);
+			continue;
+		}
+		family_head(&o, fam->name, fam->type, fam->help);
 		if (fam->whole)
 			fam->whole(&o, s);
 		else if (fam->every_judged)

@@ -22,6 +22,7 @@
 #include "cpusteer.h"
 #include "ifname.h"
 #include "instance_health.h"
+#include "sample.h"
 #include "trace.h"
 
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Counter samples for stats, the exporter and the bench: the steering
- * maps per CPU, and the tracepoints (probe, load, attach once; a counter
- * map per instance; read).
+/* The tracepoints that stats, the exporter and the bench count: probe,
+ * load and attach once; a counter map per instance; read.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cpusteer.h"
-#include "instance.h"
 #include "kernel_features.h"
 #include "log.h"
+#include "names.h"
 #include "trace.h"
 #include "trace.skel.h"
 
@@ -33,6 +31,11 @@ static const struct {
 const char *tracepoint_name(enum tracepoint_id tp)
 {
 	return tp < TP_COUNT ? tracepoints[tp].name : "unknown";
+}
+
+const char *exception_slot_name(int slot)
+{
+	return slot <= XDP_REDIRECT ? xdp_verdict_name(slot) : "other";
 }
 
 static struct bpf_program *prog_of(struct trace *skel, enum tracepoint_id tp)
@@ -295,79 +298,14 @@ void tracer_close(struct tracer *t)
 	t->programs = NULL;
 }
 
-int sample_alloc(struct stats_sample *s, int ncpus)
-{
-	memset(s, 0, sizeof(*s));
-	s->rx = calloc(ncpus, sizeof(*s->rx));
-	s->redirected = calloc((size_t)ncpus * ncpus, sizeof(*s->redirected));
-	s->remote = calloc(ncpus, sizeof(*s->remote));
-	s->enqueue = calloc((size_t)ncpus * ncpus, sizeof(*s->enqueue));
-	s->kthread = calloc(ncpus, sizeof(*s->kthread));
-	if (!s->rx || !s->redirected || !s->remote || !s->enqueue || !s->kthread) {
-		sample_free(s);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void sample_free(struct stats_sample *s)
-{
-	free(s->rx);
-	free(s->redirected);
-	free(s->remote);
-	free(s->enqueue);
-	free(s->kthread);
-	memset(s, 0, sizeof(*s));
-}
-
-void sample_copy(struct stats_sample *dst, const struct stats_sample *src, int n)
-{
-	dst->mono = src->mono;
-	memcpy(dst->rx, src->rx, n * sizeof(*src->rx));
-	memcpy(dst->redirected, src->redirected, (size_t)n * n * sizeof(*src->redirected));
-	memcpy(dst->remote, src->remote, n * sizeof(*src->remote));
-	memcpy(dst->enqueue, src->enqueue, (size_t)n * n * sizeof(*src->enqueue));
-	memcpy(dst->kthread, src->kthread, n * sizeof(*src->kthread));
-	memcpy(dst->exceptions, src->exceptions, sizeof(src->exceptions));
-	dst->redirect_errors = src->redirect_errors;
-}
-
-static void sub_words(void *out, const void *a, const void *b, size_t bytes)
-{
-	const __u64 *x = a, *y = b;
-	__u64 *o = out;
-	size_t i;
-
-	for (i = 0; i < bytes / sizeof(__u64); i++)
-		o[i] = x[i] - y[i];
-}
-
-void sample_diff(struct stats_sample *out, const struct stats_sample *a,
-		 const struct stats_sample *b, int n)
-{
-	_Static_assert(sizeof(struct cpusteer_counters) % 8 == 0, "__u64 words");
-	_Static_assert(sizeof(struct cpusteer_remote_counters) % 8 == 0, "__u64 words");
-	_Static_assert(sizeof(struct enqueue_count) % 8 == 0, "__u64 words");
-	_Static_assert(sizeof(struct kthread_count) % 8 == 0, "__u64 words");
-
-	out->mono = a->mono;
-	sub_words(out->rx, a->rx, b->rx, n * sizeof(*a->rx));
-	sub_words(out->redirected, a->redirected, b->redirected,
-		  (size_t)n * n * sizeof(*a->redirected));
-	sub_words(out->remote, a->remote, b->remote, n * sizeof(*a->remote));
-	sub_words(out->enqueue, a->enqueue, b->enqueue, (size_t)n * n * sizeof(*a->enqueue));
-	sub_words(out->kthread, a->kthread, b->kthread, n * sizeof(*a->kthread));
-	sub_words(out->exceptions, a->exceptions, b->exceptions, sizeof(a->exceptions));
-	out->redirect_errors = a->redirect_errors - b->redirect_errors;
-}
-
 /* Every CPU's copy of entry `key` of counter map `fd`, into `v`. */
 static int read_percpu(int fd, __u32 key, void *v)
 {
 	return bpf_map_lookup_elem(fd, &key, v) ? -errno : 0;
 }
 
-static int read_tracepoints(const struct tracer *t, struct stats_sample *s)
+int tracer_read(const struct tracer *t, struct enqueue_count *enqueue,
+		struct kthread_count *kthread, __u64 *exceptions, __u64 *redirect_errors)
 {
 	size_t each = sizeof(struct device_count) > sizeof(struct kthread_count)
 			      ? sizeof(struct device_count) : sizeof(struct kthread_count);
@@ -377,10 +315,10 @@ static int read_tracepoints(const struct tracer *t, struct stats_sample *s)
 	int n = t->ncpus, to, cpu, slot, err = 0;
 	void *v;
 
-	memset(s->enqueue, 0, (size_t)n * n * sizeof(*s->enqueue));
-	memset(s->kthread, 0, (size_t)n * sizeof(*s->kthread));
-	memset(s->exceptions, 0, sizeof(s->exceptions));
-	s->redirect_errors = 0;
+	memset(enqueue, 0, (size_t)n * n * sizeof(*enqueue));
+	memset(kthread, 0, (size_t)n * sizeof(*kthread));
+	memset(exceptions, 0, TRACE_EXCEPTION_SLOTS * sizeof(*exceptions));
+	*redirect_errors = 0;
 	if (!t->programs)
 		return 0;
 	v = calloc(n, each);
@@ -392,40 +330,22 @@ static int read_tracepoints(const struct tracer *t, struct stats_sample *s)
 	for (to = 0; t->enqueue.fd >= 0 && to < n && !err; to++) {
 		err = read_percpu(t->enqueue.fd, 1 + to, enq);
 		for (cpu = 0; !err && cpu < n; cpu++)
-			s->enqueue[cpu * n + to] = enq[cpu];
+			enqueue[cpu * n + to] = enq[cpu];
 	}
 	if (!err && t->kthread.fd >= 0) {
 		err = read_percpu(t->kthread.fd, 1, kt);
 		for (cpu = 0; !err && cpu < n; cpu++)
-			s->kthread[cpu] = kt[cpu];
+			kthread[cpu] = kt[cpu];
 	}
 	if (!err && t->device.fd >= 0) {
 		err = read_percpu(t->device.fd, 1, dev);
 		for (cpu = 0; !err && cpu < n; cpu++) {
 			for (slot = 0; slot < TRACE_EXCEPTION_SLOTS; slot++)
-				s->exceptions[slot] += dev[cpu].exceptions[slot];
-			s->redirect_errors += dev[cpu].redirect_errors;
+				exceptions[slot] += dev[cpu].exceptions[slot];
+			*redirect_errors += dev[cpu].redirect_errors;
 		}
 	}
 	free(v);
 	return err;
 }
 
-/* Per-CPU maps are read whole: one value per possible CPU. */
-int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_sample *s)
-{
-	int err;
-
-	clock_gettime(CLOCK_MONOTONIC, &s->mono);
-	err = in ? instance_read_counters_percpu(in, s->rx, s->remote) : 0;
-	if (!err && in)
-		err = instance_read_redirects(in, s->redirected);
-	if (err) {
-		log_err("cannot read the steering counters: %s", strerror(-err));
-		return err;
-	}
-	err = read_tracepoints(t, s);
-	if (err)
-		log_err("cannot read the tracepoint counters: %s", strerror(-err));
-	return err;
-}

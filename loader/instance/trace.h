@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What `cpusteer stats`, the exporter and the bench collect: samples of
- * the steering program's per-CPU counters and of the XDP tracepoints,
- * which this module probes, loads (bpf/trace.bpf.c) and attaches. One set
+/* The XDP tracepoints that `cpusteer stats`, the exporter and the bench
+ * count beside the steering program's counters (sample.h): this module
+ * probes, loads (bpf/trace.bpf.c), attaches and reads them. One set
  * of tracepoint programs (struct trace_programs) counts for any number of
  * instances, each through a tracer of its own, so that what they cost
  * the data path does not grow with the instances. Everything degrades: a
@@ -12,12 +12,10 @@
 #define CPUSTEER_TRACE_H
 
 #include <stdbool.h>
-#include <time.h>
 #include <linux/types.h>
 #include "cpusteer.h"
 #include "cpusteer_trace.h"
 
-struct steer_instance;
 struct trace;
 
 enum tracepoint_id {
@@ -26,22 +24,6 @@ enum tracepoint_id {
 	TP_XDP_EXCEPTION,
 	TP_XDP_REDIRECT_ERR,
 	TP_COUNT
-};
-
-/* Cumulative counters at one moment, every array sized by the possible
- * CPUs, `enqueue` as [from * ncpus + to]. Every counter is a __u64, so two
- * samples subtract word by word. Tracepoint counters count from when the
- * instance's tracer opened; those of tracepoints not counted stay zero.
- */
-struct stats_sample {
-	struct timespec mono;
-	struct cpusteer_counters *rx;			/* [receiving CPU] */
-	__u64 *redirected;		/* [receiving CPU * ncpus + target CPU] */
-	struct cpusteer_remote_counters *remote;	/* [target CPU] */
-	struct enqueue_count *enqueue;
-	struct kthread_count *kthread;			/* [target CPU] */
-	__u64 exceptions[TRACE_EXCEPTION_SLOTS];
-	__u64 redirect_errors;
 };
 
 /* The four programs, loaded and attached once. */
@@ -92,17 +74,15 @@ int tracer_open(struct tracer *t, const struct trace_programs *p, __u32 cpumap_i
 		__u64 netns_ino, int ifindex);
 void tracer_close(struct tracer *t);
 
-int sample_alloc(struct stats_sample *s, int ncpus);
-void sample_free(struct stats_sample *s);
-void sample_copy(struct stats_sample *dst, const struct stats_sample *src, int ncpus);
-/* out = a - b */
-void sample_diff(struct stats_sample *out, const struct stats_sample *a,
-		 const struct stats_sample *b, int ncpus);
-/* Reads the steering counters per CPU (instance_read_counters() gives
- * only their sum) and the tracepoint counters; with `in` NULL (a cpumap
- * that is not cpusteer's), the tracepoint counters only, the steering
- * ones left zero.
+/* What the tracer counted since it opened, into arrays sized by the
+ * possible CPUs: enqueue[from * ncpus + to], kthread[target CPU],
+ * exceptions[TRACE_EXCEPTION_SLOTS] and *redirect_errors; zeros for what
+ * it does not count.
  */
-int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_sample *s);
+int tracer_read(const struct tracer *t, struct enqueue_count *enqueue,
+		struct kthread_count *kthread, __u64 *exceptions, __u64 *redirect_errors);
+
+/* The XDP action of an exception slot, or "other". */
+const char *exception_slot_name(int slot);
 
 #endif
