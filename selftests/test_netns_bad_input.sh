@@ -56,7 +56,11 @@ state() {
 		grep -v "^/sys/fs/bpf/cpusteer/" | sort
 	find /sys/fs/bpf/cpusteer 2>/dev/null | grep -F "$$" | sort
 	if [ -d "$PINS" ]; then
-		cs status "$VB" --json | jq -c '.instances'
+		# Its counters move with whatever reaches vethB (the stack's own
+		# IPv6 and IGMP frames count as seen_l3_only): a refusal must
+		# leave the configuration, not the traffic, as it was.
+		cs status "$VB" --json | jq -c '.instances | map(del(.inner_steered, .inner_fallback,
+			.nic_hash, .seen_fragments, .seen_vlan, .seen_l3_only))'
 		"$TOOLS/steer_maps" table "$PINS" 512 | md5sum
 	fi
 }
