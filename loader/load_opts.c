@@ -11,14 +11,25 @@
 #include "log.h"
 #include "names.h"
 
+/* "bad --NAME 'ARG': expected A, B or C" unless `arg` is a name of `t`. */
+static int parse_name(const char *what, const struct name_value *t, const char *arg, int *out)
+{
+	char expected[128];
+
+	if (!name_lookup(t, arg, out))
+		return 0;
+	names_expected(t, expected, sizeof(expected));
+	log_err("bad %s '%s': expected %s", what, arg, expected);
+	return -EINVAL;
+}
+
 static int parse_on_off(const char *what, const char *arg, __u32 *out)
 {
-	if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
-		*out = !strcmp(arg, "on");
-		return 0;
-	}
-	log_err("bad %s '%s': expected on or off", what, arg);
-	return -EINVAL;
+	int v = 0;
+	int err = parse_name(what, on_off_names, arg, &v);
+
+	*out = v;
+	return err;
 }
 
 static int opt_qsize(void *opts, const char *arg)
@@ -32,15 +43,14 @@ static int opt_qsize(void *opts, const char *arg)
 static int opt_remote(void *opts, const char *arg)
 {
 	struct load_opts *lo = opts;
-	enum remote_action r;
+	int r;
 
 	lo->remote_given = true;
 	/* The names status prints, so that what it shows can be given back. */
-	for (r = REMOTE_NONE; r < REMOTE_REDIRECT; r++)
-		if (!strcmp(arg, remote_action_name(r))) {
-			lo->cm.remote = r;
-			return 0;
-		}
+	if (!name_lookup(remote_action_names, arg, &r)) {
+		lo->cm.remote = r;
+		return 0;
+	}
 	if (!strncmp(arg, "redirect:", 9)) {
 		lo->cm.remote = REMOTE_REDIRECT;
 		if (ifname_check(arg + 9))
@@ -51,8 +61,7 @@ static int opt_remote(void *opts, const char *arg)
 		log_err("bad --remote '%s': no such interface: %s", arg, arg + 9);
 		return -ENODEV;
 	}
-	log_err("bad --remote '%s': expected none, pass, drop or redirect:IFACE", arg);
-	return -EINVAL;
+	return parse_name("--remote", remote_action_names, arg, &r);
 }
 
 static int opt_gro(void *opts, const char *arg)
@@ -96,15 +105,7 @@ static int opt_xdp_mode(void *opts, const char *arg)
 	struct load_opts *lo = opts;
 
 	lo->xdp_mode_given = true;
-	if (!strcmp(arg, xdp_mode_name(XDP_MODE_NATIVE)))
-		lo->xdp_mode = XDP_MODE_NATIVE;
-	else if (!strcmp(arg, xdp_mode_name(XDP_MODE_SKB)))
-		lo->xdp_mode = XDP_MODE_SKB;
-	else {
-		log_err("bad --xdp-mode '%s': expected native or skb", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return parse_name("--xdp-mode", xdp_mode_names, arg, &lo->xdp_mode);
 }
 
 /* What both load and set change: the cpumap entries and the device. */

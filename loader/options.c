@@ -116,17 +116,15 @@ static int parse_non_ip(const char *arg, __u32 *cpu)
 
 static int parse_hash(const char *arg, __u32 *fn)
 {
-	static const __u32 families[] = {
-		CPUSTEER_HASH_MULTILINEAR, CPUSTEER_HASH_SIPHASH13, CPUSTEER_HASH_NIC,
-	};
+	char expected[128];
+	int v;
 
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		if (!strcmp(arg, hash_fn_name(families[i]))) {
-			*fn = families[i];
-			return 0;
-		}
+	if (!name_lookup(hash_fn_names, arg, &v)) {
+		*fn = v;
+		return 0;
 	}
-	log_err("bad --hash '%s': expected multilinear, siphash13 or nic", arg);
+	names_expected(hash_fn_names, expected, sizeof(expected));
+	log_err("bad --hash '%s': expected %s", arg, expected);
 	return -EINVAL;
 }
 
