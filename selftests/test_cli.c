@@ -109,15 +109,17 @@ static void roff_option(const char *name, char *out, size_t len)
 
 static void check_help_lists_options(const struct cli_command *cmd, void *ctx)
 {
-	char *help = printed(cli_print_help, cmd), want[96], what[160];
+	char *help = printed(cli_print_help, cmd), want[96], what[160], choices[64];
 	const struct cli_group *g;
 	const struct cli_option *o;
+	const char *value;
 
 	(void)ctx;
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			snprintf(want, sizeof(want), "\n  --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			value = cli_value_shown(o, choices, sizeof(choices));
+			snprintf(want, sizeof(want), "\n  --%s%s%s", o->name, value ? " " : "",
+				 value ? value : "");
 			snprintf(what, sizeof(what), "%s --help lists --%s", cmd->name, o->name);
 			ASSERT_TRUE(strstr(help, want), what);
 		}

@@ -330,7 +330,7 @@ static void test_every_flag_last_word_wins(void)
 		SKIP("no folder in /tmp");
 	for (g = load_command.groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			if (o->arg)
+			if (cli_takes_value(o))
 				continue;
 			for (f = 0; f < ARRAY_SIZE(load_flags); f++)
 				if (!strcmp(load_flags[f].on, o->name))

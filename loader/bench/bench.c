@@ -8,7 +8,6 @@
 #include "bench_live.h"
 #include "cli.h"
 #include "commands.h"
-#include "ifname.h"
 #include "log.h"
 
 struct program_opts {
@@ -16,19 +15,11 @@ struct program_opts {
 	bool as_json;
 };
 
-static int opt_program_runs(void *opts, const char *arg)
-{
-	return parse_u32("run count", arg, 1, BENCH_MAX_RUNS, &((struct program_opts *)opts)->runs);
-}
-
-static int opt_repeat(void *opts, const char *arg)
-{
-	return parse_u32("repeat count", arg, 1, 100000000, &((struct program_opts *)opts)->repeat);
-}
-
 static const struct cli_option program_options[] = {
-	CLI_OPTION("runs", "N", opt_program_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9"),
-	CLI_OPTION("repeat", "N", opt_repeat, "test-run repeats per run", "2000000"),
+	CLI_WHOLE_OPTION("runs", "N", struct program_opts, runs, 1, BENCH_MAX_RUNS,
+			 "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9", .what = "run count"),
+	CLI_WHOLE_OPTION("repeat", "N", struct program_opts, repeat, 1, 100000000,
+			 "test-run repeats per run", "2000000", .what = "repeat count"),
 	CLI_FLAG("json", struct program_opts, as_json, "print every figure as JSON on stdout"),
 	{}
 };
@@ -91,58 +82,27 @@ static int parse_scenarios(const char *arg, unsigned int *mask)
 	return 0;
 }
 
-static int opt_duration(void *opts, const char *arg)
-{
-	return parse_seconds("--duration", arg, 3600, &((struct bench_live_opts *)opts)->duration);
-}
-
-static int opt_flood_duration(void *opts, const char *arg)
-{
-	return parse_seconds("--flood-duration", arg, 3600,
-			     &((struct bench_live_opts *)opts)->flood_duration);
-}
-
-static int opt_runs(void *opts, const char *arg)
-{
-	return parse_u32("run count", arg, 1, BENCH_MAX_RUNS, &((struct bench_live_opts *)opts)->runs);
-}
-
-static int opt_flows(void *opts, const char *arg)
-{
-	return parse_u32("flow count", arg, 1, TRAFFICGEN_MAX_FLOWS,
-			 &((struct bench_live_opts *)opts)->flows);
-}
-
 static int opt_scenario(void *opts, const char *arg)
 {
 	return parse_scenarios(arg, &((struct bench_live_opts *)opts)->scenarios);
 }
 
-static int opt_json(void *opts, const char *arg)
-{
-	((struct bench_live_opts *)opts)->json = arg;
-	return 0;
-}
-
-static int opt_dev(void *opts, const char *arg)
-{
-	((struct bench_live_opts *)opts)->dev = arg;
-	return ifname_check(arg) ? -EINVAL : 0;
-}
-
 static const struct cli_option live_options[] = {
-	CLI_OPTION("duration", "S", opt_duration, "seconds per case and run", "5"),
-	CLI_OPTION("flood-duration", "S", opt_flood_duration,
-	  "seconds of each threaded-napi flood", "60"),
-	CLI_OPTION("runs", "N", opt_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3"),
-	CLI_OPTION("flows", "N", opt_flows, "flows of the multi-flow cases", "1000"),
+	CLI_SECONDS_OPTION("duration", "S", struct bench_live_opts, duration, 3600,
+			   "seconds per case and run", "5"),
+	CLI_SECONDS_OPTION("flood-duration", "S", struct bench_live_opts, flood_duration, 3600,
+			   "seconds of each threaded-napi flood", "60"),
+	CLI_WHOLE_OPTION("runs", "N", struct bench_live_opts, runs, 1, BENCH_MAX_RUNS,
+			 "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3", .what = "run count"),
+	CLI_WHOLE_OPTION("flows", "N", struct bench_live_opts, flows, 1, TRAFFICGEN_MAX_FLOWS,
+			 "flows of the multi-flow cases", "1000", .what = "flow count"),
 	CLI_OPTION("scenario", "NAME", opt_scenario,
 	  "run only these; repeat the option or list them\n"
 	  "with commas", "all but skewed and threaded-napi"),
-	CLI_OPTION("json", "FILE", opt_json,
+	CLI_TEXT_OPTION("json", "FILE", struct bench_live_opts, json,
 	  "write every figure to FILE and a bar chart to FILE\n"
 	  "with .svg in place of .json; nothing is written without", NULL),
-	CLI_OPTION("dev", "IFACE", opt_dev,
+	CLI_IFACE_OPTION("dev", "IFACE", struct bench_live_opts, dev,
 	  "measure a real interface under outside traffic for\n"
 	  "--duration: receive rates, per CPU, softnet, IPIs; with\n"
 	  "--scenario peer, xdp-bench and cpusteer in turn on it", NULL),

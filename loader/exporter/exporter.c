@@ -189,12 +189,6 @@ static int opt_listen(void *opts, const char *arg)
 	return listen_addr_parse(&o->listen, arg);
 }
 
-static int opt_textfile(void *opts, const char *arg)
-{
-	((struct exporter_opts *)opts)->textfile = arg;
-	return 0;
-}
-
 static int opt_interval(void *opts, const char *arg)
 {
 	struct exporter_opts *o = opts;
@@ -207,7 +201,7 @@ static const struct cli_option exporter_options[] = {
 	CLI_OPTION("listen", "ADDR:PORT", opt_listen,
 		   "serve /metrics there; [ADDR]:PORT for IPv6",
 		   DEFAULT_LISTEN ", unless --textfile or --once"),
-	CLI_OPTION("textfile", "FILE", opt_textfile,
+	CLI_TEXT_OPTION("textfile", "FILE", struct exporter_opts, textfile,
 		   "write the metrics to FILE every --interval, replacing it\n"
 		   "whole (node_exporter's textfile collector); serves them\n"
 		   "too only with --listen", NULL),

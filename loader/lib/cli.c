@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "ifname.h"
 #include "log.h"
 
 #define EXIT_USAGE 2
@@ -49,7 +50,8 @@ static void table_build(const struct cli_command *cmd, void *opts, struct option
 				abort();
 			t->opt[t->n] = o;
 			t->target[t->n] = opts ? (char *)opts + g->offset : NULL;
-			t->longopts[t->n] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+			t->longopts[t->n] = (struct option){ o->name,
+							     cli_takes_value(o) ? required_argument : no_argument,
 							     NULL, OPTION_ID_BASE + t->n };
 			t->n++;
 		}
@@ -170,19 +172,103 @@ void cli_blame(const struct cli_command *cmd, void *opts, const char *name, cons
 
 const void *cli_setting(const struct cli_option *o, void *target)
 {
-	return o->sets ? (const void *)((char *)target + o->flag) : (const void *)o;
+	return o->kind == CLI_SWITCH ? (const void *)((char *)target + o->member) : (const void *)o;
+}
+
+bool cli_takes_value(const struct cli_option *o)
+{
+	return o->arg || o->names;
+}
+
+const char *cli_value_shown(const struct cli_option *o, char *buf, size_t len)
+{
+	if (o->arg || !o->names)
+		return o->arg;
+	names_choices(o->names, buf, len);
+	return buf;
+}
+
+/* A whole number into the member's own width (the declaration checked it). */
+static void store_whole(void *at, size_t size, unsigned long long v)
+{
+	if (size == 1)
+		*(__u8 *)at = v;
+	else if (size == 4)
+		*(__u32 *)at = v;
+	else
+		*(__u64 *)at = v;
+}
+
+static int parse_name(const char *what, const struct cli_option *o, const char *arg, void *at)
+{
+	char expected[128];
+	int v;
+
+	if (!name_lookup(o->names, arg, &v)) {
+		store_whole(at, o->size, (unsigned int)v);
+		return 0;
+	}
+	names_expected(o->names, expected, sizeof(expected));
+	log_err("bad %s '%s': expected %s", what, arg, expected);
+	return -EINVAL;
+}
+
+static int parse_whole(const char *what, const struct cli_option *o, const char *arg, void *at)
+{
+	__u32 v;
+	int err = parse_u32(what, arg, o->min, o->max, &v);
+
+	if (!err)
+		store_whole(at, o->size, v);
+	return err;
+}
+
+/* The value of option `o` into its member of `target`. */
+static int parse_value(const struct cli_option *o, void *target, const char *arg)
+{
+	void *at = (char *)target + o->member;
+	char what[64];
+
+	snprintf(what, sizeof(what), "--%s", o->name);
+	if (o->what)
+		snprintf(what, sizeof(what), "%s", o->what);
+	switch (o->kind) {
+	case CLI_CALL:
+		return o->parse(target, arg);
+	case CLI_WHOLE:
+		return parse_whole(what, o, arg, at);
+	case CLI_SECONDS:
+		return parse_seconds(what, arg, o->max, at);
+	case CLI_FRACTION:
+		return parse_fraction(what, arg, o->max, at);
+	case CLI_IFACE:
+		if (ifname_check(arg))
+			return -EINVAL;
+		/* fall through */
+	case CLI_TEXT:
+		*(const char **)at = arg;
+		return 0;
+	case CLI_ENUM:
+		return parse_name(what, o, arg, at);
+	case CLI_CPUS:
+		return cpuset_parse(at, arg);
+	case CLI_CONST:
+		store_whole(at, o->size, o->min);
+		return 0;
+	case CLI_BOOL:
+		*(bool *)at = true;
+		return 0;
+	case CLI_SWITCH:
+		*(enum cli_switch *)at = o->sets;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where)
 {
-	int err = 0;
+	int err = parse_value(o, target, arg);
 
-	if (o->parse)
-		err = o->parse(target, arg);
-	else if (o->sets)
-		*(enum cli_switch *)((char *)target + o->flag) = o->sets;
-	else
-		*(bool *)((char *)target + o->flag) = true;
 	if (!err)
 		record_origin(cli_setting(o, target), where);
 	return err;
@@ -192,10 +278,10 @@ int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char
 {
 	if (on)
 		return cli_apply(o, target, NULL, where);
-	if (o->sets)
-		*(enum cli_switch *)((char *)target + o->flag) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
-	else if (!o->parse)
-		*(bool *)((char *)target + o->flag) = false;
+	if (o->kind == CLI_SWITCH)
+		*(enum cli_switch *)((char *)target + o->member) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
+	else if (o->kind == CLI_BOOL)
+		*(bool *)((char *)target + o->member) = false;
 	record_origin(cli_setting(o, target), where);
 	return 0;
 }
@@ -285,12 +371,13 @@ const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char
 
 static void print_option(const struct cli_option *o, const char *shorthand, FILE *f)
 {
-	const char *line, *end;
-	char left[64];
+	const char *line, *end, *value;
+	char left[64], choices[SHOWN_LEN];
 	int width;
 
-	width = snprintf(left, sizeof(left), "%s--%s%s%s", shorthand, o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+	value = cli_value_shown(o, choices, sizeof(choices));
+	width = snprintf(left, sizeof(left), "%s--%s%s%s", shorthand, o->name, value ? " " : "",
+			 value ? value : "");
 	/* A name a little too long for the column pushes its help along the
 	 * line; a much longer one gets the help on the next line.
 	 */
@@ -377,6 +464,8 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 {
 	const struct cli_group *g;
 	const struct cli_option *o;
+	char choices[SHOWN_LEN];
+	const char *value;
 
 	fputs(".B cpusteer ", f);
 	roff_text(cmd->name, f);
@@ -391,12 +480,13 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 		for (o = g->options; o->name; o++) {
 			fputs(".RB [ \\-\\-", f);
 			roff_text(o->name, f);
-			if (!o->arg) {
+			value = cli_value_shown(o, choices, sizeof(choices));
+			if (!value) {
 				fputs(" ]\n", f);
 				continue;
 			}
 			fputs("\n.IR ", f);
-			roff_text(o->arg, f);
+			roff_text(value, f);
 			fputs(" ]\n", f);
 		}
 }

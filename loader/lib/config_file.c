@@ -189,8 +189,8 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 		      const char *where, struct given *given)
 {
 	const struct cli_option *o;
+	char shown[64], choices[128];
 	const void *setting;
-	char shown[64];
 	void *target;
 	int i;
 
@@ -227,10 +227,10 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 	given->setting[given->n] = setting;
 	given->option[given->n] = o;
 	given->line[given->n++] = line->number;
-	if (!o->arg)
+	if (!cli_takes_value(o))
 		return apply_flag(o, target, line, where);
 	if (!*line->value) {
-		log_err("'%s' needs a value: %s", shown, o->arg);
+		log_err("'%s' needs a value: %s", shown, cli_value_shown(o, choices, sizeof(choices)));
 		return -EINVAL;
 	}
 	return cli_apply(o, target, line->value, where);
