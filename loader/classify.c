@@ -312,7 +312,7 @@ const struct cli_command classify_command = {
 		 "(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
 		 "the kernel program chose.\n",
 	.groups = {
-		{ steer_options, offsetof(struct classify_opts, steer) },
+		STEER_GROUP(struct classify_opts, steer),
 		{ classify_options, 0 },
 	},
 	.run = cmd_classify,

@@ -11,8 +11,13 @@
 #include "cpuset.h"
 
 /* --cpus, --weights, --key, --key-file, --symmetric, --buckets, --non-ip,
- * --hash, --inner: a group (cli.h) that parses into a struct steer_opts.
+ * --hash, --inner: a group (cli.h) that parses into a struct steer_opts,
+ * each option at its place below.
  */
+enum steer_option {
+	STEER_CPUS, STEER_WEIGHTS, STEER_KEY, STEER_KEY_FILE, STEER_SYMMETRIC, STEER_BUCKETS,
+	STEER_NON_IP, STEER_HASH, STEER_INNER, STEER_OPTIONS
+};
 extern const struct cli_option steer_options[];
 
 struct steer_opts {
@@ -28,10 +33,25 @@ struct steer_opts {
 	 * steer_opts_finish, set: against the running value).
 	 */
 	enum cli_switch symmetric;
-	/* Which options the command line gave; `set` changes only those. */
-	bool cpus_given, weights_given, key_given;
-	bool buckets_given, non_ip_given, hash_given, inner_given;
+	/* Bit CLI_BIT(STEER_*) for each option given, on the command line or
+	 * in a file; `set` changes only those.
+	 */
+	__u64 given;
 };
+
+static inline bool steer_given(const struct steer_opts *o, enum steer_option opt)
+{
+	return o->given & CLI_BIT(opt);
+}
+
+/* The steering group of a command whose option struct `type_` holds a
+ * struct steer_opts at `m_`, with where it records what was given.
+ */
+#define STEER_GROUP(type_, m_) \
+	{ steer_options, offsetof(type_, m_), CLI_GIVEN_AT(type_, m_.given) }
+
+/* Applies option `name` as the command line would, for the selftests. */
+int steer_opts_set(struct steer_opts *o, const char *name, const char *arg);
 
 /* Fills in defaults for what was not given (all online CPUs, a random
  * key, 512 buckets, non-IP passed) and checks the whole set: CPUs online,

@@ -23,7 +23,7 @@
 
 void env_opt(struct env *e, const char *name, const char *arg)
 {
-	if (cli_set_option(steer_options, &e->o, name, arg)) {
+	if (steer_opts_set(&e->o, name, arg)) {
 		printf("#   --%s '%s' was refused, though valid\n", name, arg ? arg : "");
 		tu_failures++;
 	}

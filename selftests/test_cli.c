@@ -321,14 +321,14 @@ static void test_options_land_in_their_struct(void)
 			 "--gro", "off", "--key", "000102030405060708090a0b0c0d0e0f", NULL };
 
 	ASSERT_EQ(load_opts_parse(&lo, &load_command, 11, argv), 0, "load options parse");
-	ASSERT_EQ(lo.steer.cpus_given, 1, "--cpus reached the steering group");
+	ASSERT_EQ(cli_given(&load_command, &lo, "cpus"), 1, "--cpus reached the steering group");
 	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
-	ASSERT_EQ(lo.steer.key_given, 1, "--key reached the steering group");
+	ASSERT_EQ(cli_given(&load_command, &lo, "key"), 1, "--key reached the steering group");
 	/* SipHash's key layout: k0 is bytes 0-7, read little-endian. */
 	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
 	ASSERT_EQ(lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, "key, k1");
 	ASSERT_EQ(lo.cm.qsize, 64, "--qsize");
-	ASSERT_EQ(lo.qsize_given, 1, "--qsize given");
+	ASSERT_EQ(cli_given(&load_command, &lo, "qsize"), 1, "--qsize given");
 	ASSERT_EQ(lo.notouch, 1, "--no-touch, a declared flag");
 	ASSERT_EQ(lo.steer.symmetric, CLI_UNSET, "neither --symmetric nor --no-symmetric given");
 	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only --gro asked of the device");

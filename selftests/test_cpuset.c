@@ -76,9 +76,9 @@ static void opts_init(struct steer_opts *o, const struct cpu_machine *m,
 	memset(o, 0, sizeof(*o));
 	o->machine = m;
 	if (cpus)
-		ASSERT_EQ(cli_set_option(steer_options, o, "cpus", cpus), 0, "--cpus parses");
+		ASSERT_EQ(steer_opts_set(o, "cpus", cpus), 0, "--cpus parses");
 	if (weights)
-		ASSERT_EQ(cli_set_option(steer_options, o, "weights", weights), 0, "--weights is taken");
+		ASSERT_EQ(steer_opts_set(o, "weights", weights), 0, "--weights is taken");
 }
 
 /* steer_opts_finish as load runs it; returns the error, message in err_text. */
@@ -380,7 +380,7 @@ static void offline_non_ip_cpu_kept_unless_given_again(void)
 	err = steer_opts_validate(&o, &running);
 	capture_end();
 	ASSERT_EQ(err, 0, "set keeping non-IP CPU 10, offline");
-	ASSERT_EQ(cli_set_option(steer_options, &o, "non-ip", "cpu:10"), 0, "--non-ip cpu:10");
+	ASSERT_EQ(steer_opts_set(&o, "non-ip", "cpu:10"), 0, "--non-ip cpu:10");
 	capture_begin();
 	err = steer_opts_validate(&o, &running);
 	capture_end();

@@ -28,11 +28,24 @@ static const struct cli_option common_options[] = {
 
 /* Every declared option of `cmd` with where it parses to. */
 struct option_table {
-	const struct cli_option *opt[MAX_OPTIONS];
-	void *target[MAX_OPTIONS];
+	struct cli_slot slot[MAX_OPTIONS];
 	struct option longopts[MAX_OPTIONS + 4];
 	int n;
 };
+
+static struct cli_slot slot_of(const struct cli_group *g, const struct cli_option *o, void *opts)
+{
+	char *base = opts;
+
+	/* A declaration error, not a user's: the selftests parse every
+	 * command, so it cannot ship.
+	 */
+	if (o - g->options >= 64)
+		abort();
+	return (struct cli_slot){ .o = o, .target = base + g->offset,
+				  .given = g->given ? (__u64 *)(base + g->given - 1) : NULL,
+				  .bit = o - g->options };
+}
 
 static void table_build(const struct cli_command *cmd, void *opts, struct option_table *t)
 {
@@ -43,13 +56,9 @@ static void table_build(const struct cli_command *cmd, void *opts, struct option
 	t->n = 0;
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			/* A declaration error, not a user's: the selftests
-			 * parse every command, so it cannot ship.
-			 */
 			if (t->n == MAX_OPTIONS)
-				abort();
-			t->opt[t->n] = o;
-			t->target[t->n] = opts ? (char *)opts + g->offset : NULL;
+				abort();	/* as in slot_of */
+			t->slot[t->n] = slot_of(g, o, opts);
 			t->longopts[t->n] = (struct option){ o->name,
 							     cli_takes_value(o) ? required_argument : no_argument,
 							     NULL, OPTION_ID_BASE + t->n };
@@ -146,15 +155,13 @@ void cli_origins_forget(void)
 
 static const char *origin(const struct cli_command *cmd, void *opts, const char *name)
 {
-	const struct cli_option *o;
+	struct cli_slot s;
 	const void *setting;
-	void *target;
 	int i;
 
-	o = cli_lookup(cmd, opts, name, &target);
-	if (!o)
+	if (!cli_lookup(cmd, opts, name, &s))
 		return NULL;
-	setting = cli_setting(o, target);
+	setting = cli_setting(&s);
 	for (i = 0; i < norigins; i++)
 		if (origins[i].setting == setting)
 			return origins[i].where[0] ? origins[i].where : NULL;
@@ -170,9 +177,10 @@ void cli_blame(const struct cli_command *cmd, void *opts, const char *name, cons
 	log_set_where(where);
 }
 
-const void *cli_setting(const struct cli_option *o, void *target)
+const void *cli_setting(const struct cli_slot *s)
 {
-	return o->kind == CLI_SWITCH ? (const void *)((char *)target + o->member) : (const void *)o;
+	return s->o->kind == CLI_SWITCH ? (const void *)((char *)s->target + s->o->member)
+					: (const void *)s->o;
 }
 
 bool cli_takes_value(const struct cli_option *o)
@@ -201,16 +209,12 @@ static void store_whole(void *at, size_t size, unsigned long long v)
 
 static int parse_name(const char *what, const struct cli_option *o, const char *arg, void *at)
 {
-	char expected[128];
 	int v;
+	int err = name_parse(what, o->names, arg, &v);
 
-	if (!name_lookup(o->names, arg, &v)) {
+	if (!err)
 		store_whole(at, o->size, (unsigned int)v);
-		return 0;
-	}
-	names_expected(o->names, expected, sizeof(expected));
-	log_err("bad %s '%s': expected %s", what, arg, expected);
-	return -EINVAL;
+	return err;
 }
 
 static int parse_whole(const char *what, const struct cli_option *o, const char *arg, void *at)
@@ -265,24 +269,33 @@ static int parse_value(const struct cli_option *o, void *target, const char *arg
 	return -EINVAL;
 }
 
-int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where)
+static void record_given(const struct cli_slot *s, const char *where)
 {
-	int err = parse_value(o, target, arg);
+	if (s->given)
+		*s->given |= CLI_BIT(s->bit);
+	record_origin(cli_setting(s), where);
+}
+
+int cli_apply(const struct cli_slot *s, const char *arg, const char *where)
+{
+	int err = parse_value(s->o, s->target, arg);
 
 	if (!err)
-		record_origin(cli_setting(o, target), where);
+		record_given(s, where);
 	return err;
 }
 
-int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where)
+int cli_apply_flag(const struct cli_slot *s, bool on, const char *where)
 {
+	void *at = (char *)s->target + s->o->member;
+
 	if (on)
-		return cli_apply(o, target, NULL, where);
-	if (o->kind == CLI_SWITCH)
-		*(enum cli_switch *)((char *)target + o->member) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
-	else if (o->kind == CLI_BOOL)
-		*(bool *)((char *)target + o->member) = false;
-	record_origin(cli_setting(o, target), where);
+		return cli_apply(s, NULL, where);
+	if (s->o->kind == CLI_SWITCH)
+		*(enum cli_switch *)at = s->o->sets == CLI_ON ? CLI_OFF : CLI_ON;
+	else if (s->o->kind == CLI_BOOL)
+		*(bool *)at = false;
+	record_given(s, where);
 	return 0;
 }
 
@@ -315,7 +328,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 			continue;
 		}
 		i = c - OPTION_ID_BASE;
-		err = cli_apply(t.opt[i], t.target[i], optarg, NULL);
+		err = cli_apply(&t.slot[i], optarg, NULL);
 		if (err)
 			return err < 0 ? err : -EINVAL;
 	}
@@ -325,18 +338,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 	return err;
 }
 
-int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg)
-{
-	const struct cli_option *o;
-
-	for (o = options; o->name; o++)
-		if (!strcmp(o->name, name))
-			return cli_apply(o, opts, arg, NULL);
-	return -ENOENT;
-}
-
-const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
-				    void **target)
+bool cli_lookup(const struct cli_command *cmd, void *opts, const char *name, struct cli_slot *s)
 {
 	const struct cli_group *g;
 	const struct cli_option *o;
@@ -344,10 +346,40 @@ const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, c
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++)
 			if (!strcmp(o->name, name)) {
-				*target = (char *)opts + g->offset;
-				return o;
+				*s = slot_of(g, o, opts);
+				return true;
 			}
-	return NULL;
+	return false;
+}
+
+int cli_set_option(const struct cli_command *cmd, void *opts, const char *name, const char *arg)
+{
+	struct cli_slot s;
+
+	return cli_lookup(cmd, opts, name, &s) ? cli_apply(&s, arg, NULL) : -ENOENT;
+}
+
+bool cli_given(const struct cli_command *cmd, void *opts, const char *name)
+{
+	struct cli_slot s;
+
+	return cli_lookup(cmd, opts, name, &s) && s.given && (*s.given & CLI_BIT(s.bit));
+}
+
+void cli_keep_unset(const struct cli_command *cmd, void *opts, const void *from)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+	struct cli_slot s;
+
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			s = slot_of(g, o, opts);
+			if (!s.given || (*s.given & CLI_BIT(s.bit)) || !o->size || o->kind >= CLI_CONST)
+				continue;
+			memcpy((char *)s.target + o->member,
+			       (const char *)from + g->offset + o->member, o->size);
+		}
 }
 
 int cli_exit_status(int parsed)

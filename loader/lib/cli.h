@@ -83,6 +83,13 @@ struct cli_option {
 #define CLI_SIZED_(type_, m_, n_) \
 	.member = CLI_AT_(type_, m_, CLI_SIZE_(type_, m_) == (n_)), .size = (n_)
 
+/* What an option with a callback writes, for set's merge (cli_keep_unset):
+ * the members from first_ to last_.
+ */
+#define CLI_SPAN(type_, first_, last_) \
+	.member = offsetof(type_, first_), \
+	.size = offsetof(type_, last_) + CLI_SIZE_(type_, last_) - offsetof(type_, first_)
+
 #define CLI_OPTION(name_, arg_, parse_, help_, def_) \
 	{ .name = (name_), .arg = (arg_), .parse = (parse_), .help = (help_), .def = (def_) }
 /* A whole number from min_ to max_ into a 4- or 8-byte unsigned member. */
@@ -144,6 +151,22 @@ const char *cli_value_shown(const struct cli_option *o, char *buf, size_t len);
 struct cli_group {
 	const struct cli_option *options;	/* ended by an entry without name */
 	size_t offset;				/* of that member */
+	/* Where in the command's option struct a __u64 records which of the
+	 * group's options were given, bit i for options[i] (CLI_BIT), as
+	 * CLI_GIVEN_AT puts it; 0 for a group whose command need not know.
+	 */
+	size_t given;
+};
+
+#define CLI_GIVEN_AT(type_, m_) (CLI_AT_(type_, m_, CLI_SIZE_(type_, m_) == sizeof(__u64)) + 1)
+#define CLI_BIT(i_) (1ull << (i_))
+
+/* One option of a command, as the parser reaches it. */
+struct cli_slot {
+	const struct cli_option *o;
+	void *target;		/* the group's struct */
+	__u64 *given;		/* the group's record of what was given, or NULL */
+	unsigned int bit;
 };
 
 #define CLI_MAX_GROUPS 4
@@ -191,31 +214,40 @@ int cli_exit_status(int parsed);
  */
 const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char **argv);
 
-/* Applies the option `name` of `options` to `opts` as if the command line
- * gave it, for callers without one (the selftests). Returns what its
- * parser returns, or -ENOENT when there is no such option.
+/* The option `name` among all of cmd's groups, with where in `opts` it
+ * parses to; false when the command has no such option.
  */
-int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg);
-
-/* The option `name` among all of cmd's groups, with where in `opts` its
- * group parses to; NULL when the command has no such option.
+bool cli_lookup(const struct cli_command *cmd, void *opts, const char *name, struct cli_slot *s);
+/* Applies one option as the command line would: `arg` is its value, NULL
+ * for a flag. `where` is the "FILE:LINE" it was written at, NULL for the
+ * command line (see cli_blame).
  */
-const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
-				    void **target);
-/* Applies one option to its group's target as the command line would:
- * `arg` is its value, NULL for a flag. `where` is the "FILE:LINE" it was
- * written at, NULL for the command line (see cli_blame).
- */
-int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where);
+int cli_apply(const struct cli_slot *s, const char *arg, const char *where);
 /* A flag given as yes (`on`) or no, as a file gives it: no to a switch
  * gives its other form.
  */
-int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where);
+int cli_apply_flag(const struct cli_slot *s, bool on, const char *where);
+/* cli_lookup, then cli_apply, for callers without a command line (the
+ * selftests); -ENOENT when there is no such option.
+ */
+int cli_set_option(const struct cli_command *cmd, void *opts, const char *name, const char *arg);
 
 /* What an option sets, the same for both forms of a switch: an option
  * "given twice" is a setting given twice.
  */
-const void *cli_setting(const struct cli_option *o, void *target);
+const void *cli_setting(const struct cli_slot *s);
+
+/* Whether option `name` of `cmd` was given, on the command line or in a
+ * file, to `opts`.
+ */
+bool cli_given(const struct cli_command *cmd, void *opts, const char *name);
+
+/* Keeps the values of `from` (a struct like `opts`) for every option of
+ * `cmd` that was not given and that holds a value (flags excepted: a
+ * switch keeps its own "unset"): what `set` does with the running
+ * configuration.
+ */
+void cli_keep_unset(const struct cli_command *cmd, void *opts, const void *from);
 
 /* Until log_set_where(NULL), messages start with the "FILE:LINE" where
  * option `name` of `cmd` got the value it holds, when a file gave it

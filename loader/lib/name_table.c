@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "log.h"
 #include "name_table.h"
 
 const struct name_value on_off_names[] = {
@@ -51,4 +52,15 @@ void names_expected(const struct name_value *t, char *buf, size_t len)
 void names_choices(const struct name_value *t, char *buf, size_t len)
 {
 	names_join(t, "|", "|", buf, len);
+}
+
+int name_parse(const char *what, const struct name_value *t, const char *name, int *value)
+{
+	char expected[128];
+
+	if (!name_lookup(t, name, value))
+		return 0;
+	names_expected(t, expected, sizeof(expected));
+	log_err("bad %s '%s': expected %s", what, name, expected);
+	return -EINVAL;
 }

@@ -25,6 +25,10 @@ struct name_value {
 const char *name_of(const struct name_value *t, int value, const char *otherwise);
 /* The value named `name` exactly; -ENOENT for any other word. */
 int name_lookup(const struct name_value *t, const char *name, int *value);
+/* name_lookup, or one line "bad WHAT 'NAME': expected a, b or c" and
+ * -EINVAL.
+ */
+int name_parse(const char *what, const struct name_value *t, const char *name, int *value);
 /* "a, b or c", for "expected ..." in an error message. */
 void names_expected(const struct name_value *t, char *buf, size_t len);
 /* "a|b|c", as --help shows an option's value. */
