@@ -163,7 +163,7 @@ const struct cli_option steer_options[] = {
 	[STEER_CPUS] = CLI_CPUS_OPTION("cpus", "LIST", struct steer_opts, cpus,
 				       "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
 				       "all online"),
-	[STEER_WEIGHTS] = CLI_TEXT_OPTION("weights", "LIST", struct steer_opts, weights_arg,
+	[STEER_WEIGHTS] = CLI_WEIGHTS_OPTION("weights", "LIST", struct steer_opts, weights,
 					  "one weight per CPU in --cpus", "all 1"),
 	[STEER_KEY] = { .name = "key", .arg = "HEX", .parse = opt_key,
 			.help = "128-bit hash key, 32 hex digits; other users\n"
@@ -290,7 +290,7 @@ int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus)
 	int err;
 
 	steer_opts_blame(o, "weights", NULL);
-	err = cpuset_parse_weights(cpus, o->weights_arg);
+	err = cpuset_weigh(cpus, &o->weights);
 	log_set_where(NULL);
 	return err;
 }

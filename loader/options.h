@@ -26,7 +26,7 @@ struct steer_opts {
 	 * one, from sysfs. Tests point it at a fixture.
 	 */
 	const struct cpu_machine *machine;
-	const char *weights_arg;	/* applied once the CPU list is known */
+	struct cpu_weights weights;	/* applied once the CPU list is known */
 	const char *key_file;		/* read once every option is in */
 	struct cpusteer_config cfg;
 	/* --symmetric or --no-symmetric; cfg.symmetric once resolved (load:

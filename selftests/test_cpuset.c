@@ -335,7 +335,7 @@ static void offline_cpu_of_running_set_is_kept(void)
 	ASSERT_EQ(parse_cpus(&running, "8-11"), 0, "running set");
 	/* set --weights only: the CPUs are the running ones. */
 	opts_init(&o, &m, "8-11", "1,2,3,4");
-	ASSERT_EQ(cpuset_parse_weights(&o.cpus, o.weights_arg), 0, "weights");
+	ASSERT_EQ(cpuset_weigh(&o.cpus, &o.weights), 0, "weights");
 	o.cfg.nbuckets = 512;
 	o.cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
 	capture_begin();

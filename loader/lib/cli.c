@@ -256,6 +256,9 @@ static int parse_value(const struct cli_option *o, void *target, const char *arg
 		return parse_name(what, o, arg, at);
 	case CLI_CPUS:
 		return cpuset_parse(at, arg);
+	case CLI_WEIGHTS:
+		cpu_weights_parse(at, arg);
+		return 0;
 	case CLI_CONST:
 		store_whole(at, o->size, o->min);
 		return 0;

@@ -44,6 +44,7 @@ enum cli_kind {
 	CLI_IFACE,	/* an interface name, checked, kept as a const char * */
 	CLI_ENUM,	/* an int: the value `names` gives the word */
 	CLI_CPUS,	/* a CPU list into a struct cpuset */
+	CLI_WEIGHTS,	/* a list of weights into a struct cpu_weights */
 	CLI_CONST,	/* a flag that writes `min` */
 	CLI_BOOL,	/* a flag that writes true to a bool */
 	CLI_SWITCH,	/* one form of a switch: writes `sets` */
@@ -116,6 +117,9 @@ struct cli_option {
 #define CLI_CPUS_OPTION(name_, arg_, type_, member_, help_, def_)                           \
 	{ .name = (name_), .arg = (arg_), .kind = CLI_CPUS, .help = (help_), .def = (def_), \
 	  CLI_SIZED_(type_, member_, sizeof(struct cpuset)) }
+#define CLI_WEIGHTS_OPTION(name_, arg_, type_, member_, help_, def_)                           \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_WEIGHTS, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(struct cpu_weights)) }
 /* A flag that writes `value_` into a 1- or 4-byte member. */
 #define CLI_CONST_FLAG(name_, type_, member_, value_, help_)                               \
 	{ .name = (name_), .kind = CLI_CONST, .help = (help_),                             \
