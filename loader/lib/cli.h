@@ -173,7 +173,10 @@ struct cli_slot {
 	unsigned int bit;
 };
 
-#define CLI_MAX_GROUPS 4
+/* load has four groups: one entry more, so that every list ends with a
+ * NULL group, which the walks over it stop at.
+ */
+#define CLI_MAX_GROUPS 5
 
 struct cli_command {
 	const char *name;
