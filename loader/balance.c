@@ -452,6 +452,10 @@ static const struct cli_option balance_options[] = {
 	{}
 };
 
+static const struct balance_ctx balance_start = {
+	.interval = 1, .threshold = DEFAULT_THRESHOLD, .min_packets = DEFAULT_MIN_PACKETS
+};
+
 const struct cli_command balance_command = {
 	.name = "balance",
 	.summary = "move buckets between CPUs by measured load",
@@ -465,13 +469,13 @@ const struct cli_command balance_command = {
 		   "that changes CPUs, weights, the bucket count or the hash gives every\n"
 		   "CPU its share of buckets back; any other set keeps the table.\n",
 	.groups = { { balance_options, 0 } },
+	.start = &balance_start,
 	.run = cmd_balance,
 };
 
 int cmd_balance(int argc, char **argv)
 {
-	struct balance_ctx c = { .interval = 1, .threshold = DEFAULT_THRESHOLD,
-				 .min_packets = DEFAULT_MIN_PACKETS };
+	struct balance_ctx c = balance_start;
 	sigset_t stop_set;
 	int operand, err;
 

@@ -304,6 +304,8 @@ static const struct cli_option classify_options[] = {
 	{}
 };
 
+static const struct classify_opts classify_start = { .steer = STEER_START };
+
 const struct cli_command classify_command = {
 	.name = "classify",
 	.summary = "run a capture through the steering program, per-packet CPU",
@@ -315,12 +317,13 @@ const struct cli_command classify_command = {
 		STEER_GROUP(struct classify_opts, steer),
 		{ classify_options, 0 },
 	},
+	.start = &classify_start,
 	.run = cmd_classify,
 };
 
 int cmd_classify(int argc, char **argv)
 {
-	struct classify_opts o = {};
+	struct classify_opts o = classify_start;
 	struct capture *cap;
 	int operand, err;
 

@@ -104,6 +104,10 @@ static const struct cli_option attach_options[] = {
 	[LOAD_ONLY_OPTIONS] = {}
 };
 
+static const struct load_opts load_start = {
+	.steer = STEER_START, .cm.qsize = DEFAULT_QSIZE, .xdp_mode = XDP_MODE_NATIVE
+};
+
 const struct cli_command load_command = {
 	.name = "load",
 	.summary = "attach to an interface, maps filled first",
@@ -115,6 +119,7 @@ const struct cli_command load_command = {
 		{ attach_options, 0, CLI_GIVEN_AT(struct load_opts, load_only_given) },
 		{ config_options, 0 },
 	},
+	.start = &load_start,
 	.run = cmd_load,
 };
 
@@ -130,14 +135,13 @@ const struct cli_command set_command = {
 		{ load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) },
 		{ config_options, 0 },
 	},
+	.start = &load_start,
 	.run = cmd_set,
 };
 
 static void load_opts_init(struct load_opts *lo)
 {
-	memset(lo, 0, sizeof(*lo));
-	lo->cm.qsize = DEFAULT_QSIZE;
-	lo->xdp_mode = XDP_MODE_NATIVE;
+	*lo = load_start;
 	cli_origins_forget();
 }
 

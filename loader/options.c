@@ -196,11 +196,19 @@ const struct cli_option steer_options[] = {
 	[STEER_OPTIONS] = {}
 };
 
+static const struct steer_opts steer_start = STEER_START;
+
 /* The steering options as a command of their own, for cli_blame. */
 static const struct cli_command steer_group = {
 	.name = "steer",
 	.groups = { { steer_options, 0, CLI_GIVEN_AT(struct steer_opts, given) } },
+	.start = &steer_start,
 };
+
+void steer_opts_init(struct steer_opts *o)
+{
+	*o = steer_start;
+}
 
 int steer_opts_set(struct steer_opts *o, const char *name, const char *arg)
 {
@@ -320,10 +328,6 @@ int steer_opts_finish(struct steer_opts *o)
 		log_err("cannot draw a random hash key: %s", strerror(errno));
 		return -errno;
 	}
-	if (!steer_given(o, STEER_BUCKETS))
-		o->cfg.nbuckets = CPUSTEER_DEFAULT_BUCKETS;
-	if (!steer_given(o, STEER_NON_IP))
-		o->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
 	o->cfg.symmetric = cli_switch_on(o->symmetric, false);
 	return steer_opts_validate(o, NULL);
 }

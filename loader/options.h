@@ -53,8 +53,21 @@ static inline bool steer_given(const struct steer_opts *o, enum steer_option opt
 /* Applies option `name` as the command line would, for the selftests. */
 int steer_opts_set(struct steer_opts *o, const char *name, const char *arg);
 
-/* Fills in defaults for what was not given (all online CPUs, a random
- * key, 512 buckets, non-IP passed) and checks the whole set: CPUs online,
+/* What the steering options start from, the defaults they show: 512
+ * buckets, non-IP passed, the multilinear hash. The CPUs and the key,
+ * which depend on the machine or chance, steer_opts_finish gives.
+ */
+#define STEER_START                                                                 \
+	{ .cfg = { .nbuckets = CPUSTEER_DEFAULT_BUCKETS, .non_ip_cpu = CPUSTEER_NON_IP_PASS, \
+		   .hash_fn = CPUSTEER_HASH_MULTILINEAR } }
+
+/* STEER_START, for callers without a command line (bench --program, the
+ * selftests).
+ */
+void steer_opts_init(struct steer_opts *o);
+
+/* Fills in what was not given and depends on the machine or chance (all
+ * online CPUs, a random key) and checks the whole set: CPUs online,
  * weights, bucket count against the CPU count.
  */
 int steer_opts_finish(struct steer_opts *o);

@@ -95,6 +95,8 @@ static const struct cli_option sample_pcap_options[] = {
 	{}
 };
 
+static const struct sample_pcap_opts sample_pcap_start = { .flows = 16 };
+
 const struct cli_command sample_pcap_command = {
 	.name = "sample-pcap",
 	.summary = "write a capture that exercises every parsing path",
@@ -105,6 +107,7 @@ const struct cli_command sample_pcap_command = {
 		 "its IP length, one too short to be Ethernet, and a datagram that ends\n"
 		 "inside its ports.\n",
 	.groups = { { sample_pcap_options, 0 } },
+	.start = &sample_pcap_start,
 	.run = cmd_sample_pcap,
 };
 
@@ -112,7 +115,7 @@ int cmd_sample_pcap(int argc, char **argv)
 {
 	struct capture *w;
 	unsigned long frames;
-	struct sample_pcap_opts o = { .flows = 16 };
+	struct sample_pcap_opts o = sample_pcap_start;
 	int operand, err;
 
 	err = cli_parse(&sample_pcap_command, argc, argv, &o, &operand);

@@ -253,6 +253,8 @@ static const struct cli_option stats_options[] = {
 	{}
 };
 
+static const struct stats_ctx stats_start = { .interval = 1 };
+
 const struct cli_command stats_command = {
 	.name = "stats",
 	.summary = "live per-CPU rates: receive, enqueue, kthread, XDP errors",
@@ -272,15 +274,17 @@ const struct cli_command stats_command = {
 		 "note (in --json their figures are 0 and .tracepoints says which); without\n"
 		 "kernel BTF only the steering program's counters are shown.\n",
 	.groups = { { stats_options, 0 } },
+	.start = &stats_start,
 	.run = cmd_stats,
 };
 
 int cmd_stats(int argc, char **argv)
 {
-	struct stats_ctx c = { .v.tracer = &c.tracer, .interval = 1 };
+	struct stats_ctx c = stats_start;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int operand, err;
 
+	c.v.tracer = &c.tracer;
 	err = cli_parse(&stats_command, argc, argv, &c, &operand);
 	if (err)
 		return cli_exit_status(err);

@@ -37,6 +37,7 @@ void env_init(struct env *e)
 	const char *hash = getenv("CPUSTEER_TEST_HASH");
 
 	memset(e, 0, sizeof(*e));
+	steer_opts_init(&e->o);
 	env_opt(e, "cpus", "0-1");
 	env_opt(e, "key", KEY_A);
 	if (hash && *hash)

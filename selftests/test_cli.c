@@ -351,6 +351,76 @@ static void test_double_dash_ends_options(void)
 		    "--program chooses bench --program");
 }
 
+/* The value `at` holds for option `o`, as --help would show it; false for
+ * a kind that holds none to show.
+ */
+static bool value_shown(const struct cli_option *o, const char *at, char *buf, size_t len)
+{
+	switch (o->kind) {
+	case CLI_WHOLE:
+		snprintf(buf, len, "%llu", o->size == sizeof(__u64) ? *(const __u64 *)at
+			 : (unsigned long long)*(const __u32 *)at);
+		return true;
+	case CLI_SECONDS:
+	case CLI_FRACTION:
+		snprintf(buf, len, "%g", *(const double *)at);
+		return true;
+	case CLI_ENUM:
+		snprintf(buf, len, "%s", name_of(o->names, *(const int *)at, "?"));
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a default is shown as a value, a number ("9") or a name
+ * ("native"), rather than in words ("all online", "1% of the buckets"),
+ * which describe what the command works out later.
+ */
+static bool shown_as_value(const struct cli_option *o)
+{
+	char *end;
+
+	if (o->kind == CLI_ENUM)
+		return true;
+	strtod(o->def, &end);
+	return end != o->def && !*end;
+}
+
+static bool same_value(const struct cli_option *o, const char *a, const char *b)
+{
+	return o->kind == CLI_ENUM ? !strcmp(a, b) : strtod(a, NULL) == strtod(b, NULL);
+}
+
+/* A default shown as a value is the value the command starts with. */
+static void check_shown_defaults(const struct cli_command *cmd, void *ctx)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+	char what[160], value[64];
+
+	(void)ctx;
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			if (!o->def || !shown_as_value(o))
+				continue;
+			snprintf(what, sizeof(what), "%s --%s (default: %s) is where %s starts",
+				 cmd->name, o->name, o->def, cmd->name);
+			ASSERT_TRUE(cmd->start, what);
+			if (!cmd->start || !value_shown(o, (const char *)cmd->start + g->offset + o->member,
+							value, sizeof(value)))
+				continue;
+			if (!same_value(o, value, o->def))
+				printf("#   it starts with %s\n", value);
+			ASSERT_TRUE(same_value(o, value, o->def), what);
+		}
+}
+
+static void test_shown_defaults_are_where_commands_start(void)
+{
+	for_each_form(check_shown_defaults, NULL);
+}
+
 int main(void)
 {
 	static const struct tu_test tests[] = {
@@ -363,6 +433,7 @@ int main(void)
 		TU_TEST(test_help_exits_zero),
 		TU_TEST(test_options_land_in_their_struct),
 		TU_TEST(test_double_dash_ends_options),
+		TU_TEST(test_shown_defaults_are_where_commands_start),
 	};
 
 	return tu_run(tests, ARRAY_SIZE(tests));

@@ -73,7 +73,7 @@ static void machine_init(struct cpu_machine *m, const char *possible, const char
 static void opts_init(struct steer_opts *o, const struct cpu_machine *m,
 		      const char *cpus, const char *weights)
 {
-	memset(o, 0, sizeof(*o));
+	steer_opts_init(o);
 	o->machine = m;
 	if (cpus)
 		ASSERT_EQ(steer_opts_set(o, "cpus", cpus), 0, "--cpus parses");

@@ -26,6 +26,8 @@ static const struct cli_option program_options[] = {
 
 static int cmd_bench_program(int argc, char **argv);
 
+static const struct program_opts program_start = { .runs = 9, .repeat = 2000000 };
+
 static const struct cli_command bench_program_command = {
 	.name = "bench",
 	.selector = "program",
@@ -34,12 +36,13 @@ static const struct cli_command bench_program_command = {
 		 "IPv4/TCP, IPv6/UDP and IPv6 with two extension headers, each the median\n"
 		 "of N runs of R repeats and a ratio to the no-touch redirect.\n",
 	.groups = { { program_options, 0 } },
+	.start = &program_start,
 	.run = cmd_bench_program,
 };
 
 static int cmd_bench_program(int argc, char **argv)
 {
-	struct program_opts o = { .runs = 9, .repeat = 2000000 };
+	struct program_opts o = program_start;
 	int operand, err;
 
 	err = cli_parse(&bench_program_command, argc, argv, &o, &operand);
@@ -109,6 +112,10 @@ static const struct cli_option live_options[] = {
 	{}
 };
 
+static const struct bench_live_opts live_start = {
+	.duration = 5, .flood_duration = 60, .runs = 3, .flows = 1000
+};
+
 const struct cli_command bench_command = {
 	.name = "bench",
 	.summary = "measure throughput on a veth test bed (--program: per-packet ns)",
@@ -150,14 +157,15 @@ const struct cli_command bench_command = {
 		   "sent/received/dropped, per-CPU redirected and kthread packets, cpumap\n"
 		   "queue-full drops, Jain index, BPF ns/packet, function-call and\n"
 		   "rescheduling IPIs, softnet per CPU.\n",
-	.groups = { { live_options, 0 } },
+	.groups = { { live_options, 0, CLI_GIVEN_AT(struct bench_live_opts, given) } },
+	.start = &live_start,
 	.variant = &bench_program_command,
 	.run = cmd_bench,
 };
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_live_opts o = { .duration = 5, .runs = 3, .flows = 1000 };
+	struct bench_live_opts o = live_start;
 	int operand, err;
 
 	err = cli_parse(&bench_command, argc, argv, &o, &operand);
@@ -173,7 +181,8 @@ int cmd_bench(int argc, char **argv)
 	if (!o.scenarios && !o.dev)
 		o.scenarios = BENCH_DEFAULT_SCENARIOS;
 	/* An option that would change nothing is a mistake worth saying. */
-	if (o.flood_duration && !(o.scenarios & (1u << SC_THREADED_NAPI))) {
+	if (cli_given(&bench_command, &o, "flood-duration") &&
+	    !(o.scenarios & (1u << SC_THREADED_NAPI))) {
 		log_err("bad --flood-duration: it applies to --scenario threaded-napi only");
 		return EXIT_USAGE;
 	}
@@ -182,7 +191,5 @@ int cmd_bench(int argc, char **argv)
 			o.flows, SKEW_ELEPHANTS);
 		return EXIT_USAGE;
 	}
-	if (!o.flood_duration)
-		o.flood_duration = 60;
 	return bench_live(&o);
 }

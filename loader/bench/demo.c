@@ -102,6 +102,8 @@ static const struct cli_option demo_options[] = {
 	{}
 };
 
+static const struct demo_opts demo_start = { .duration = 20, .flows = 1000 };
+
 const struct cli_command demo_command = {
 	.name = "demo",
 	.summary = "flood a namespaced veth and watch cpusteer spread it over CPUs",
@@ -112,12 +114,13 @@ const struct cli_command demo_command = {
 		 "received, the split over CPUs and its Jain index, unloads and removes\n"
 		 "everything. Ctrl-C stops early and cleans up the same way.\n",
 	.groups = { { demo_options, 0 } },
+	.start = &demo_start,
 	.run = cmd_demo,
 };
 
 int cmd_demo(int argc, char **argv)
 {
-	struct demo_opts o = { .duration = 20, .flows = 1000 };
+	struct demo_opts o = demo_start;
 	struct testbed b;
 	int operand, err;
 

@@ -29,6 +29,7 @@ struct gen_args {
 	struct trafficgen_opts o;
 	__u8 dst_mac[6];
 	bool as_json;
+	__u64 given;		/* CLI_BIT(i) for gen_options[i] given */
 };
 
 static volatile int stop_requested;
@@ -103,6 +104,11 @@ static const struct cli_option gen_options[] = {
 	{}
 };
 
+static const struct gen_args gen_start = {
+	.o = { .family = 4, .proto = IPPROTO_UDP, .flows = 1000,
+	       .elephant_share = TRAFFICGEN_DEFAULT_ELEPHANT_SHARE, .duration_s = 5, .cpu = -1 },
+};
+
 const struct cli_command gen_command = {
 	.name = "gen",
 	.summary = "transmit UDP/TCP flows on an interface from XDP live frames",
@@ -113,7 +119,8 @@ const struct cli_command gen_command = {
 		 "own MAC. Prints the frames sent, the seconds and the rate. IFACE's peer\n"
 		 "must take XDP frames: on a veth, load cpusteer (or turn GRO on) there.\n"
 		 "Ctrl-C stops early and reports what was sent.\n",
-	.groups = { { gen_options, 0 } },
+	.groups = { { gen_options, 0, CLI_GIVEN_AT(struct gen_args, given) } },
+	.start = &gen_start,
 	.run = cmd_gen,
 };
 
@@ -122,7 +129,7 @@ const struct cli_command gen_command = {
  */
 static int check_skew(struct gen_args *a)
 {
-	if (a->o.elephant_share && !a->o.elephants) {
+	if (cli_given(&gen_command, a, "elephant-share") && !a->o.elephants) {
 		log_err("bad --elephant-share: it applies with --elephants only");
 		return -EINVAL;
 	}
@@ -131,8 +138,6 @@ static int check_skew(struct gen_args *a)
 			a->o.elephants, a->o.flows);
 		return -EINVAL;
 	}
-	if (a->o.elephants && !a->o.elephant_share)
-		a->o.elephant_share = TRAFFICGEN_DEFAULT_ELEPHANT_SHARE;
 	return 0;
 }
 
@@ -199,10 +204,7 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 
 int cmd_gen(int argc, char **argv)
 {
-	struct gen_args a = {
-		.o = { .family = 4, .proto = IPPROTO_UDP, .flows = 1000, .duration_s = 5,
-		       .cpu = -1 },
-	};
+	struct gen_args a = gen_start;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct trafficgen_result r;
 	int operand, err;

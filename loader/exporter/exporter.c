@@ -213,6 +213,8 @@ static const struct cli_option exporter_options[] = {
 	{}
 };
 
+static const struct exporter_opts exporter_start = { .interval = DEFAULT_INTERVAL };
+
 const struct cli_command exporter_command = {
 	.name = "exporter",
 	.summary = "serve every instance's counters to Prometheus",
@@ -226,12 +228,13 @@ const struct cli_command exporter_command = {
 		 "program's since load, the cpumap and XDP error tracepoints' since the\n"
 		 "exporter first read the instance. Runs until Ctrl-C or SIGTERM.\n",
 	.groups = { { exporter_options, 0, CLI_GIVEN_AT(struct exporter_opts, given) } },
+	.start = &exporter_start,
 	.run = cmd_exporter,
 };
 
 int cmd_exporter(int argc, char **argv)
 {
-	struct exporter_opts o = { .interval = DEFAULT_INTERVAL };
+	struct exporter_opts o = exporter_start;
 	struct exporter x = { .file.dir = -1, .signals = -1 };
 	int operand, err;
 

@@ -378,7 +378,7 @@ void cli_keep_unset(const struct cli_command *cmd, void *opts, const void *from)
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
 			s = slot_of(g, o, opts);
-			if (!s.given || (*s.given & CLI_BIT(s.bit)) || !o->size || o->kind >= CLI_CONST)
+			if (!s.given || (*s.given & CLI_BIT(s.bit)) || !o->size || !cli_takes_value(o))
 				continue;
 			memcpy((char *)s.target + o->member,
 			       (const char *)from + g->offset + o->member, o->size);

@@ -74,9 +74,9 @@ struct cli_option {
 	const struct name_value *names;	/* CLI_ENUM's words, or a CLI_CALL's */
 };
 
-/* The offset of `member` in `type`, refused at compile time unless the
- * member passes `ok_`, a test of its size: a kind writes as many
- * bytes as it parses.
+/* The offset of member `m_` of `type_`, refused at compile time unless
+ * the member passes `ok_`, a test of its size: a kind writes exactly the
+ * bytes of the member it names.
  */
 #define CLI_AT_(type_, m_, ok_) \
 	(offsetof(type_, m_) + 0 * sizeof(char[(ok_) ? 1 : -1]))
@@ -93,7 +93,7 @@ struct cli_option {
 
 #define CLI_OPTION(name_, arg_, parse_, help_, def_) \
 	{ .name = (name_), .arg = (arg_), .parse = (parse_), .help = (help_), .def = (def_) }
-/* A whole number from min_ to max_ into a 4- or 8-byte unsigned member. */
+/* A whole number from min_ to max_ into a 4- or 8-byte member. */
 #define CLI_WHOLE_OPTION(name_, arg_, type_, member_, min_, max_, help_, def_, ...)          \
 	{ .name = (name_), .arg = (arg_), .kind = CLI_WHOLE, .help = (help_), .def = (def_), \
 	  .member = CLI_AT_(type_, member_, CLI_SIZE_(type_, member_) == 4 ||                 \
@@ -188,6 +188,11 @@ struct cli_command {
 	const char *about;		/* what the command does, for --help */
 	const char *details;		/* after the option list, or NULL */
 	struct cli_group groups[CLI_MAX_GROUPS];	/* ended by a NULL group */
+	/* The option struct the command starts from, before any option is
+	 * applied: the defaults its --help shows are these values, which
+	 * test_cli holds them to.
+	 */
+	const void *start;
 	/* A second form of the command, chosen by its `selector` flag
 	 * anywhere before "--", with options of its own (bench --program,
 	 * whose --json takes no file).
