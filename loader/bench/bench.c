@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpusteer bench: option parsing and dispatch to the benchmark kinds. */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "bench.h"
 #include "bench_live.h"
 #include "cli.h"
@@ -51,45 +48,6 @@ static int cmd_bench_program(int argc, char **argv)
 	return bench_program(o.runs, o.repeat, o.as_json) ? 1 : 0;
 }
 
-/* "a, b, c or d": the names --scenario takes. */
-static void scenario_names(char *buf, size_t len)
-{
-	size_t off = 0;
-	int sc;
-
-	buf[0] = '\0';
-	for (sc = 0; sc < SC_EXTERNAL && off < len; sc++)
-		off += snprintf(buf + off, len - off, "%s%s",
-				!sc ? "" : sc == SC_EXTERNAL - 1 ? " or " : ", ",
-				bench_scenario_name(sc));
-}
-
-/* A comma-separated list of scenario names into bits of `mask`. */
-static int parse_scenarios(const char *arg, unsigned int *mask)
-{
-	char buf[256], names[256], *name, *save = NULL;
-	int sc;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		for (sc = 0; sc < SC_EXTERNAL; sc++)
-			if (!strcmp(name, bench_scenario_name(sc)))
-				break;
-		if (sc == SC_EXTERNAL) {
-			scenario_names(names, sizeof(names));
-			log_err("bad --scenario '%s': expected %s", name, names);
-			return -EINVAL;
-		}
-		*mask |= 1u << sc;
-	}
-	return 0;
-}
-
-static int opt_scenario(void *opts, const char *arg)
-{
-	return parse_scenarios(arg, &((struct bench_live_opts *)opts)->scenarios);
-}
-
 static const struct cli_option live_options[] = {
 	CLI_SECONDS_OPTION("duration", "S", struct bench_live_opts, duration, 3600,
 			   "seconds per case and run", "5"),
@@ -99,7 +57,7 @@ static const struct cli_option live_options[] = {
 			 "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3", .what = "run count"),
 	CLI_WHOLE_OPTION("flows", "N", struct bench_live_opts, flows, 1, TRAFFICGEN_MAX_FLOWS,
 			 "flows of the multi-flow cases", "1000", .what = "flow count"),
-	CLI_OPTION("scenario", "NAME", opt_scenario,
+	CLI_NAME_SET_OPTION("scenario", "NAME", bench_scenario_names, struct bench_live_opts, scenarios,
 	  "run only these; repeat the option or list them\n"
 	  "with commas", "all but skewed and threaded-napi"),
 	CLI_TEXT_OPTION("json", "FILE", struct bench_live_opts, json,

@@ -217,6 +217,21 @@ static int parse_name(const char *what, const struct cli_option *o, const char *
 	return err;
 }
 
+static int parse_name_set(const char *what, const struct cli_option *o, const char *arg,
+			  unsigned int *bits)
+{
+	char list[256], *name, *save = NULL;
+	int v;
+
+	snprintf(list, sizeof(list), "%s", arg);
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (name_parse(what, o->names, name, &v))
+			return -EINVAL;
+		*bits |= 1u << v;
+	}
+	return 0;
+}
+
 static int parse_whole(const char *what, const struct cli_option *o, const char *arg, void *at)
 {
 	__u32 v;
@@ -254,6 +269,8 @@ static int parse_value(const struct cli_option *o, void *target, const char *arg
 		return 0;
 	case CLI_ENUM:
 		return parse_name(what, o, arg, at);
+	case CLI_NAME_SET:
+		return parse_name_set(what, o, arg, at);
 	case CLI_CPUS:
 		return cpuset_parse(at, arg);
 	case CLI_WEIGHTS:

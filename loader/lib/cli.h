@@ -43,6 +43,8 @@ enum cli_kind {
 	CLI_TEXT,	/* the value itself, kept as a const char * */
 	CLI_IFACE,	/* an interface name, checked, kept as a const char * */
 	CLI_ENUM,	/* an int: the value `names` gives the word */
+	CLI_NAME_SET,	/* names of `names`, comma-separated or repeated: bit
+			 * 1 << value of an unsigned int each */
 	CLI_CPUS,	/* a CPU list into a struct cpuset */
 	CLI_WEIGHTS,	/* a list of weights into a struct cpu_weights */
 	CLI_CONST,	/* a flag that writes `min` */
@@ -114,6 +116,9 @@ struct cli_option {
 #define CLI_ENUM_OPTION(name_, names_, type_, member_, help_, def_, ...)                     \
 	{ .name = (name_), .names = (names_), .kind = CLI_ENUM, .help = (help_), .def = (def_), \
 	  CLI_SIZED_(type_, member_, sizeof(int)), __VA_ARGS__ }
+#define CLI_NAME_SET_OPTION(name_, arg_, names_, type_, member_, help_, def_)                      \
+	{ .name = (name_), .arg = (arg_), .names = (names_), .kind = CLI_NAME_SET, .help = (help_), \
+	  .def = (def_), CLI_SIZED_(type_, member_, sizeof(unsigned int)) }
 #define CLI_CPUS_OPTION(name_, arg_, type_, member_, help_, def_)                           \
 	{ .name = (name_), .arg = (arg_), .kind = CLI_CPUS, .help = (help_), .def = (def_), \
 	  CLI_SIZED_(type_, member_, sizeof(struct cpuset)) }
