@@ -16,6 +16,7 @@
 #define SHOWN_LEN 128
 #define LINE_WIDTH 80
 #define WHERE_LEN 288		/* "FILE:LINE" as config_file.c shows it */
+#define GROUP_MAX_OPTIONS 64	/* the bits of a group's record of what was given */
 
 /* The built-in options every command takes, each also as its first
  * letter (-h, -v).
@@ -40,7 +41,7 @@ static struct cli_slot slot_of(const struct cli_group *g, const struct cli_optio
 	/* A declaration error, not a user's: the selftests parse every
 	 * command, so it cannot ship.
 	 */
-	if (o - g->options >= 64)
+	if (o - g->options >= GROUP_MAX_OPTIONS)
 		abort();
 	return (struct cli_slot){ .o = o, .target = base + g->offset,
 				  .given = g->given ? (__u64 *)(base + g->given - 1) : NULL,
