@@ -436,41 +436,24 @@ static int run(struct balance_ctx *c)
 	return 0;
 }
 
-static int opt_interval(void *opts, const char *arg)
-{
-	return parse_seconds("--interval", arg, 3600, &((struct balance_ctx *)opts)->interval);
-}
-
-static int opt_threshold(void *opts, const char *arg)
-{
-	return parse_fraction("--threshold", arg, 10, &((struct balance_ctx *)opts)->threshold);
-}
-
-static int opt_max_moves(void *opts, const char *arg)
-{
-	return parse_u32("--max-moves", arg, 1, CPUSTEER_MAX_BUCKETS,
-			 &((struct balance_ctx *)opts)->max_moves);
-}
-
-static int opt_min_packets(void *opts, const char *arg)
-{
-	return parse_u32("--min-packets", arg, 0, 0xffffffffu,
-			 &((struct balance_ctx *)opts)->min_packets);
-}
-
 static const struct cli_option balance_options[] = {
-	CLI_OPTION("interval", "S", opt_interval, "seconds of load each step weighs", "1"),
-	CLI_OPTION("threshold", "R", opt_threshold,
+	CLI_SECONDS_OPTION("interval", "S", struct balance_ctx, interval, 3600,
+			   "seconds of load each step weighs", "1"),
+	CLI_FRACTION_OPTION("threshold", "R", struct balance_ctx, threshold, 10,
 		   "how far above its share the busiest CPU may stay,\n"
 		   "as a fraction: 0.1 is 10%", CLI_NUMBER(DEFAULT_THRESHOLD)),
-	CLI_OPTION("max-moves", "N", opt_max_moves, "buckets moved per step at most",
-		   "1% of the buckets, at least 1"),
-	CLI_OPTION("min-packets", "N", opt_min_packets,
+	CLI_WHOLE_OPTION("max-moves", "N", struct balance_ctx, max_moves, 1, CPUSTEER_MAX_BUCKETS,
+			 "buckets moved per step at most", "1% of the buckets, at least 1"),
+	CLI_WHOLE_OPTION("min-packets", "N", struct balance_ctx, min_packets, 0, 0xffffffffu,
 		   "plan nothing on an interval with fewer packets", CLI_NUMBER(DEFAULT_MIN_PACKETS)),
 	CLI_FLAG("once", struct balance_ctx, once, "one step, then exit"),
 	CLI_FLAG("dry-run", struct balance_ctx, dry_run, "print the moves, write nothing"),
 	CLI_FLAG("json", struct balance_ctx, json, "one JSON object per step, one line each"),
 	{}
+};
+
+static const struct balance_ctx balance_start = {
+	.interval = 1, .threshold = DEFAULT_THRESHOLD, .min_packets = DEFAULT_MIN_PACKETS
 };
 
 const struct cli_command balance_command = {
@@ -486,13 +469,13 @@ const struct cli_command balance_command = {
 		   "that changes CPUs, weights, the bucket count or the hash gives every\n"
 		   "CPU its share of buckets back; any other set keeps the table.\n",
 	.groups = { { balance_options, 0 } },
+	.start = &balance_start,
 	.run = cmd_balance,
 };
 
 int cmd_balance(int argc, char **argv)
 {
-	struct balance_ctx c = { .interval = 1, .threshold = DEFAULT_THRESHOLD,
-				 .min_packets = DEFAULT_MIN_PACKETS };
+	struct balance_ctx c = balance_start;
 	sigset_t stop_set;
 	int operand, err;
 

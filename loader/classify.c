@@ -304,6 +304,8 @@ static const struct cli_option classify_options[] = {
 	{}
 };
 
+static const struct classify_opts classify_start = { .steer = STEER_START };
+
 const struct cli_command classify_command = {
 	.name = "classify",
 	.summary = "run a capture through the steering program, per-packet CPU",
@@ -312,15 +314,16 @@ const struct cli_command classify_command = {
 		 "(BPF_PROG_TEST_RUN) and prints the verdict, CPU, bucket and flow key\n"
 		 "the kernel program chose.\n",
 	.groups = {
-		{ steer_options, offsetof(struct classify_opts, steer) },
+		STEER_GROUP(struct classify_opts, steer),
 		{ classify_options, 0 },
 	},
+	.start = &classify_start,
 	.run = cmd_classify,
 };
 
 int cmd_classify(int argc, char **argv)
 {
-	struct classify_opts o = {};
+	struct classify_opts o = classify_start;
 	struct capture *cap;
 	int operand, err;
 

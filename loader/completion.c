@@ -70,15 +70,16 @@ static void print_name(const struct cli_option *o, FILE *f)
  */
 static void print_value_case(const struct cli_option *o, FILE *f)
 {
-	const char *from;
+	char choices[128];
+	const char *value = cli_value_shown(o, choices, sizeof(choices)), *from;
 
-	if (!o->arg)
+	if (!value)
 		return;
-	from = completer_of(o->arg);
+	from = completer_of(value);
 	fprintf(f, "\t\t--%s) ", o->name);
-	if (print_choices(o->arg, NULL)) {
+	if (print_choices(value, NULL)) {
 		fputs("COMPREPLY=($(compgen -W \"", f);
-		print_choices(o->arg, f);
+		print_choices(value, f);
 		fputs("\" -- \"$cur\")) ;;\n", f);
 	} else if (from) {
 		fprintf(f, "%s ;;\n", from);

@@ -11,36 +11,18 @@
 #include "log.h"
 #include "names.h"
 
-static int parse_on_off(const char *what, const char *arg, __u32 *out)
-{
-	if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
-		*out = !strcmp(arg, "on");
-		return 0;
-	}
-	log_err("bad %s '%s': expected on or off", what, arg);
-	return -EINVAL;
-}
-
-static int opt_qsize(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->qsize_given = true;
-	return parse_u32("--qsize", arg, 1, MAX_QSIZE, &lo->cm.qsize);
-}
-
+/* --remote: a name of remote_action_names, or redirect:IFACE, which names
+ * an interface that must be there now.
+ */
 static int opt_remote(void *opts, const char *arg)
 {
 	struct load_opts *lo = opts;
-	enum remote_action r;
+	int r;
 
-	lo->remote_given = true;
-	/* The names status prints, so that what it shows can be given back. */
-	for (r = REMOTE_NONE; r < REMOTE_REDIRECT; r++)
-		if (!strcmp(arg, remote_action_name(r))) {
-			lo->cm.remote = r;
-			return 0;
-		}
+	if (!name_lookup(remote_action_names, arg, &r)) {
+		lo->cm.remote = r;
+		return 0;
+	}
 	if (!strncmp(arg, "redirect:", 9)) {
 		lo->cm.remote = REMOTE_REDIRECT;
 		if (ifname_check(arg + 9))
@@ -51,92 +33,53 @@ static int opt_remote(void *opts, const char *arg)
 		log_err("bad --remote '%s': no such interface: %s", arg, arg + 9);
 		return -ENODEV;
 	}
-	log_err("bad --remote '%s': expected none, pass, drop or redirect:IFACE", arg);
-	return -EINVAL;
-}
-
-static int opt_gro(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->dev.mask |= DEV_GRO;
-	return parse_on_off("--gro", arg, &lo->dev.gro);
-}
-
-static int opt_gro_flush_timeout(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-	__u32 v;
-	int err;
-
-	lo->dev.mask |= DEV_GRO_FLUSH_TIMEOUT;
-	err = parse_u32("--gro-flush-timeout", arg, 0, 0xffffffff, &v);
-	lo->dev.gro_flush_timeout = v;
-	return err;
-}
-
-static int opt_defer_hard_irqs(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->dev.mask |= DEV_DEFER_HARD_IRQS;
-	return parse_u32("--defer-hard-irqs", arg, 0, 0x7fffffff, &lo->dev.defer_hard_irqs);
-}
-
-static int opt_threaded_napi(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->dev.mask |= DEV_THREADED_NAPI;
-	return parse_on_off("--threaded-napi", arg, &lo->dev.threaded);
-}
-
-static int opt_xdp_mode(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->xdp_mode_given = true;
-	if (!strcmp(arg, xdp_mode_name(XDP_MODE_NATIVE)))
-		lo->xdp_mode = XDP_MODE_NATIVE;
-	else if (!strcmp(arg, xdp_mode_name(XDP_MODE_SKB)))
-		lo->xdp_mode = XDP_MODE_SKB;
-	else {
-		log_err("bad --xdp-mode '%s': expected native or skb", arg);
-		return -EINVAL;
-	}
-	return 0;
+	return name_parse("--remote", remote_action_names, arg, &r);
 }
 
 /* What both load and set change: the cpumap entries and the device. */
 static const struct cli_option load_set_options[] = {
-	CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
-		       "symmetric mode off (the default)"),
-	CLI_OPTION("qsize", "N", opt_qsize, "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
-	  CLI_NUMBER(DEFAULT_QSIZE)),
-	CLI_OPTION("remote", "none|pass|drop|redirect:IFACE", opt_remote,
-	  "second-stage program on the target CPU; none:\n"
-	  "frames go to that CPU's network stack", "none"),
-	CLI_OPTION("gro", "on|off", opt_gro, "the device's GRO feature", NULL),
-	CLI_OPTION("gro-flush-timeout", "NS", opt_gro_flush_timeout, "the device's NAPI gro_flush_timeout", NULL),
-	CLI_OPTION("defer-hard-irqs", "N", opt_defer_hard_irqs, "the device's NAPI napi_defer_hard_irqs", NULL),
-	CLI_OPTION("threaded-napi", "on|off", opt_threaded_napi, "threaded NAPI on the device", NULL),
-	{}
+	[CHANGE_NO_SYMMETRIC] = CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
+					       "symmetric mode off (the default)"),
+	[CHANGE_QSIZE] = CLI_WHOLE_OPTION("qsize", "N", struct load_opts, cm.qsize, 1, MAX_QSIZE,
+					  "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
+					  CLI_NUMBER(DEFAULT_QSIZE)),
+	/* The names status prints, so that what it shows can be given back;
+	 * the target's ifindex lies beside the action.
+	 */
+	[CHANGE_REMOTE] = {
+		.name = "remote", .names = remote_action_names, .parse = opt_remote,
+		.help = "second-stage program on the target CPU; none:\n"
+			"frames go to that CPU's network stack",
+		.def = "none",
+		CLI_SPAN(struct load_opts, cm.remote, cm.redirect_ifindex),
+	},
+	[CHANGE_GRO] = CLI_ENUM_OPTION("gro", on_off_names, struct load_opts, dev.gro,
+				       "the device's GRO feature", NULL),
+	[CHANGE_GRO_FLUSH_TIMEOUT] = CLI_WHOLE_OPTION("gro-flush-timeout", "NS", struct load_opts,
+						      dev.gro_flush_timeout, 0, 0xffffffffu,
+						      "the device's NAPI gro_flush_timeout", NULL),
+	[CHANGE_DEFER_HARD_IRQS] = CLI_WHOLE_OPTION("defer-hard-irqs", "N", struct load_opts,
+						    dev.defer_hard_irqs, 0, 0x7fffffff,
+						    "the device's NAPI napi_defer_hard_irqs", NULL),
+	[CHANGE_THREADED_NAPI] = CLI_ENUM_OPTION("threaded-napi", on_off_names, struct load_opts,
+						 dev.threaded, "threaded NAPI on the device", NULL),
+	[CHANGE_OPTIONS] = {}
 };
 
-static int opt_config(void *opts, const char *arg)
-{
-	struct load_opts *lo = opts;
-
-	lo->config_path = arg;
-	return 0;
-}
+/* The device setting each option of load_set_options asks for. */
+static const __u32 device_bit[CHANGE_OPTIONS] = {
+	[CHANGE_GRO] = DEV_GRO,
+	[CHANGE_GRO_FLUSH_TIMEOUT] = DEV_GRO_FLUSH_TIMEOUT,
+	[CHANGE_DEFER_HARD_IRQS] = DEV_DEFER_HARD_IRQS,
+	[CHANGE_THREADED_NAPI] = DEV_THREADED_NAPI,
+};
 
 /* A file of load's options (config_file.h), read first so that the
  * command line's own options win over it. `set` reads the same files, so
  * that one file serves both a boot's load and a later reload.
  */
 static const struct cli_option config_options[] = {
-	CLI_OPTION(CONFIG_OPTION, "FILE", opt_config,
+	CLI_TEXT_OPTION(CONFIG_OPTION, "FILE", struct load_opts, config_path,
 		   "read load's options from FILE, one KEY = VALUE\n"
 		   "a line; options given here win over it", NULL),
 	{}
@@ -146,17 +89,23 @@ static const struct cli_option config_options[] = {
  * the bucket counters, whose map is sized when the programs load.
  */
 static const struct cli_option attach_options[] = {
-	CLI_OPTION("xdp-mode", "native|skb", opt_xdp_mode, "attach mode", "native"),
-	CLI_SWITCH_ON("no-touch", struct load_opts, notouch_given,
-		      "attach the benchmark floor: redirect without parsing"),
-	CLI_SWITCH_OFF("touch", struct load_opts, notouch_given,
-		       "parse and steer every frame (the default)"),
-	CLI_SWITCH_ON("bucket-stats", struct load_opts, bucket_stats_given,
-		      "count each bucket's packets and bytes, for balance;\n"
-		      "as many buckets as --buckets gives now"),
-	CLI_SWITCH_OFF("no-bucket-stats", struct load_opts, bucket_stats_given,
-		       "no bucket counters (the default)"),
-	{}
+	[LOAD_ONLY_XDP_MODE] = CLI_ENUM_OPTION("xdp-mode", xdp_mode_names, struct load_opts, xdp_mode,
+					       "attach mode", "native"),
+	[LOAD_ONLY_NO_TOUCH] = CLI_SWITCH_ON("no-touch", struct load_opts, notouch_given,
+					     "attach the benchmark floor: redirect without parsing"),
+	[LOAD_ONLY_TOUCH] = CLI_SWITCH_OFF("touch", struct load_opts, notouch_given,
+					   "parse and steer every frame (the default)"),
+	[LOAD_ONLY_BUCKET_STATS] = CLI_SWITCH_ON("bucket-stats", struct load_opts, bucket_stats_given,
+						 "count each bucket's packets and bytes, for balance;\n"
+						 "as many buckets as --buckets gives now"),
+	[LOAD_ONLY_NO_BUCKET_STATS] = CLI_SWITCH_OFF("no-bucket-stats", struct load_opts,
+						     bucket_stats_given,
+						     "no bucket counters (the default)"),
+	[LOAD_ONLY_OPTIONS] = {}
+};
+
+static const struct load_opts load_start = {
+	.steer = STEER_START, .cm.qsize = DEFAULT_QSIZE, .xdp_mode = XDP_MODE_NATIVE
 };
 
 const struct cli_command load_command = {
@@ -165,11 +114,12 @@ const struct cli_command load_command = {
 	.operands = "IFACE",
 	.about = "Attaches the steering program to IFACE, every map filled first.\n",
 	.groups = {
-		{ steer_options, offsetof(struct load_opts, steer) },
-		{ load_set_options, 0 },
-		{ attach_options, 0 },
+		STEER_GROUP(struct load_opts, steer),
+		{ load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) },
+		{ attach_options, 0, CLI_GIVEN_AT(struct load_opts, load_only_given) },
 		{ config_options, 0 },
 	},
+	.start = &load_start,
 	.run = cmd_load,
 };
 
@@ -181,18 +131,17 @@ const struct cli_command set_command = {
 		 "buckets that must move are moved. Options not given keep\n"
 		 "their current value; with none, finishes an interrupted set.\n",
 	.groups = {
-		{ steer_options, offsetof(struct load_opts, steer) },
-		{ load_set_options, 0 },
+		STEER_GROUP(struct load_opts, steer),
+		{ load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) },
 		{ config_options, 0 },
 	},
+	.start = &load_start,
 	.run = cmd_set,
 };
 
 static void load_opts_init(struct load_opts *lo)
 {
-	memset(lo, 0, sizeof(*lo));
-	lo->cm.qsize = DEFAULT_QSIZE;
-	lo->xdp_mode = XDP_MODE_NATIVE;
+	*lo = load_start;
 	cli_origins_forget();
 }
 
@@ -203,7 +152,7 @@ static void load_opts_init(struct load_opts *lo)
 static int parse_over_file(struct load_opts *lo, const struct cli_command *cmd, int argc,
 			   char **argv, int *operand)
 {
-	bool key_on_command_line = lo->steer.key_given || lo->steer.key_file;
+	bool key_on_command_line = steer_given(&lo->steer, STEER_KEY) || lo->steer.key_file;
 	const char *config = lo->config_path;
 	int err;
 
@@ -228,11 +177,28 @@ int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int arg
 	if (err)
 		return err;
 	lo->ifname = argv[operand];
+	lo->dev.mask = load_opts_device_mask(lo);
 	lo->notouch = cli_switch_on(lo->notouch_given, false);
 	lo->bucket_stats = cli_switch_on(lo->bucket_stats_given, false);
 	if (ifname_check(lo->ifname) || steer_opts_check_usage(&lo->steer))
 		return -EINVAL;
 	return 0;
+}
+
+__u32 load_opts_device_mask(const struct load_opts *lo)
+{
+	__u32 mask = 0;
+	int i;
+
+	for (i = 0; i < CHANGE_OPTIONS; i++)
+		if (lo->change_given & CLI_BIT(i))
+			mask |= device_bit[i];
+	return mask;
+}
+
+void load_opts_keep_unset(struct load_opts *lo, const struct load_opts *running)
+{
+	cli_keep_unset(&set_command, lo, running);
 }
 
 void load_opts_blame(struct load_opts *lo, const char *name, const char *or)

@@ -16,13 +16,25 @@
 #define DEFAULT_QSIZE 2048
 #define MAX_QSIZE 16384		/* larger sizes fail with EOVERFLOW */
 
+/* The options of what both load and set change, by their place in
+ * their group: bit CLI_BIT(CHANGE_*) of load_opts.change_given says it
+ * was given.
+ */
+enum change_option {
+	CHANGE_NO_SYMMETRIC, CHANGE_QSIZE, CHANGE_REMOTE, CHANGE_GRO, CHANGE_GRO_FLUSH_TIMEOUT,
+	CHANGE_DEFER_HARD_IRQS, CHANGE_THREADED_NAPI, CHANGE_OPTIONS
+};
+/* What only load sets, likewise in load_opts.load_only_given. */
+enum load_only_option {
+	LOAD_ONLY_XDP_MODE, LOAD_ONLY_NO_TOUCH, LOAD_ONLY_TOUCH, LOAD_ONLY_BUCKET_STATS,
+	LOAD_ONLY_NO_BUCKET_STATS, LOAD_ONLY_OPTIONS
+};
+
 struct load_opts {
 	struct steer_opts steer;
 	struct cpumap_opts cm;
-	bool qsize_given, remote_given;
 	struct device_settings dev;	/* dev.mask: what was asked for */
 	int xdp_mode;			/* libxdp enum xdp_attach_mode */
-	bool xdp_mode_given;
 	/* --no-touch and --bucket-stats as given (both forms of each), and
 	 * what they come to, off unless given: only load sets them, and set
 	 * checks them against the instance.
@@ -32,6 +44,7 @@ struct load_opts {
 	bool bucket_stats;		/* load only: the counters are sized then */
 	const char *config_path;	/* --config */
 	const char *ifname;
+	__u64 change_given, load_only_given;
 };
 
 /* Parses argv for `cmd` (load_command or set_command, commands.h) as
@@ -41,6 +54,14 @@ struct load_opts {
  * those it cannot change against the running instance.
  */
 int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int argc, char **argv);
+
+/* The device settings the given options ask for (DEV_*). */
+__u32 load_opts_device_mask(const struct load_opts *lo);
+
+/* set's merge: every option of set not given takes its value from
+ * `running`.
+ */
+void load_opts_keep_unset(struct load_opts *lo, const struct load_opts *running);
 
 /* steer_opts_blame for every option of load and set. */
 void load_opts_blame(struct load_opts *lo, const char *name, const char *or);

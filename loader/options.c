@@ -73,7 +73,7 @@ static int read_key_file(struct steer_opts *o)
 		text[--len] = '\0';
 	if (len == KEY_HEX_DIGITS && is_key_hex(text)) {
 		key_from_hex(text, o->cfg.key);
-		o->key_given = true;
+		o->given |= CLI_BIT(STEER_KEY);
 	} else {
 		log_err("bad key in %s: expected exactly 32 hex digits (128 bits), then at most a line break",
 			shown);
@@ -114,40 +114,6 @@ static int parse_non_ip(const char *arg, __u32 *cpu)
 	return -EINVAL;
 }
 
-static int parse_hash(const char *arg, __u32 *fn)
-{
-	static const __u32 families[] = {
-		CPUSTEER_HASH_MULTILINEAR, CPUSTEER_HASH_SIPHASH13, CPUSTEER_HASH_NIC,
-	};
-
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		if (!strcmp(arg, hash_fn_name(families[i]))) {
-			*fn = families[i];
-			return 0;
-		}
-	}
-	log_err("bad --hash '%s': expected multilinear, siphash13 or nic", arg);
-	return -EINVAL;
-}
-
-static int opt_cpus(void *opts, const char *arg)
-{
-	struct steer_opts *o = opts;
-
-	o->cpus_given = true;
-	return cpuset_parse(&o->cpus, arg);
-}
-
-/* Applied once the CPU list is known. */
-static int opt_weights(void *opts, const char *arg)
-{
-	struct steer_opts *o = opts;
-
-	o->weights_given = true;
-	o->weights_arg = arg;
-	return 0;
-}
-
 /* --key and --key-file give one setting: both in one place (the command
  * line, or one file) is a mistake to point out, not to settle by order.
  */
@@ -163,7 +129,6 @@ static int opt_key(void *opts, const char *arg)
 
 	if (o->key_file)
 		return key_given_twice();
-	o->key_given = true;
 	return parse_key(arg, o->cfg.key);
 }
 
@@ -174,72 +139,81 @@ static int opt_key_file(void *opts, const char *arg)
 {
 	struct steer_opts *o = opts;
 
-	if (o->key_given)
+	if (steer_given(o, STEER_KEY))
 		return key_given_twice();
 	o->key_file = arg;
 	return 0;
 }
 
-static int opt_buckets(void *opts, const char *arg)
-{
-	struct steer_opts *o = opts;
-
-	o->buckets_given = true;
-	return parse_u32("bucket count", arg, 1, CPUSTEER_MAX_BUCKETS, &o->cfg.nbuckets);
-}
-
 static int opt_non_ip(void *opts, const char *arg)
 {
-	struct steer_opts *o = opts;
-
-	o->non_ip_given = true;
-	return parse_non_ip(arg, &o->cfg.non_ip_cpu);
-}
-
-static int opt_hash(void *opts, const char *arg)
-{
-	struct steer_opts *o = opts;
-
-	o->hash_given = true;
-	return parse_hash(arg, &o->cfg.hash_fn);
+	return parse_non_ip(arg, &((struct steer_opts *)opts)->cfg.non_ip_cpu);
 }
 
 static int opt_inner(void *opts, const char *arg)
 {
-	struct steer_opts *o = opts;
-
-	o->inner_given = true;
-	return inner_parse(arg, &o->cfg);
+	return inner_parse(arg, &((struct steer_opts *)opts)->cfg);
 }
 
+/* Each option that needs a callback says why: --key and --key-file give
+ * one setting two ways and refuse each other; --non-ip takes a word or a
+ * CPU; --inner a list of tunnels with their ports.
+ */
 const struct cli_option steer_options[] = {
-	CLI_OPTION("cpus", "LIST", opt_cpus, "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
-	  "all online"),
-	CLI_OPTION("weights", "LIST", opt_weights, "one weight per CPU in --cpus", "all 1"),
-	CLI_OPTION("key", "HEX", opt_key, "128-bit hash key, 32 hex digits; other users\n"
-		   "see it in /proc: prefer --key-file", "random"),
-	CLI_OPTION("key-file", "FILE", opt_key_file, "the key from FILE (- for standard input),\n"
-		   "32 hex digits and at most a line break", NULL),
-	CLI_SWITCH_ON("symmetric", struct steer_opts, symmetric,
-		      "both directions of a connection share a CPU"),
-	CLI_OPTION("buckets", "N", opt_buckets, "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
-	  CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS)),
-	CLI_OPTION("non-ip", "pass|cpu:N", opt_non_ip, "verdict for non-IP frames", "pass"),
-	CLI_OPTION("hash", "multilinear|siphash13|nic", opt_hash,
-		   "flow hash; siphash13 if senders can time where\n"
-		   "flows land; nic: the NIC's RX hash where it gives\n"
-		   "one (load only; Linux 6.3+), multilinear elsewhere", "multilinear"),
-	CLI_OPTION("inner", "LIST", opt_inner,
-	  "steer tunnels by their inner flow: vxlan[:PORT],\ngeneve[:PORT], gre, ipip, sit, all or none",
-	  "none"),
-	{}
+	[STEER_CPUS] = CLI_CPUS_OPTION("cpus", "LIST", struct steer_opts, cpus,
+				       "up to " CLI_NUMBER(CPUSTEER_MAX_CPUS) " target CPUs, e.g. 0-3,6",
+				       "all online"),
+	[STEER_WEIGHTS] = CLI_WEIGHTS_OPTION("weights", "LIST", struct steer_opts, weights,
+					  "one weight per CPU in --cpus", "all 1"),
+	[STEER_KEY] = { .name = "key", .arg = "HEX", .parse = opt_key,
+			.help = "128-bit hash key, 32 hex digits; other users\n"
+				"see it in /proc: prefer --key-file",
+			.def = "random", CLI_SPAN(struct steer_opts, cfg.key, cfg.key) },
+	[STEER_KEY_FILE] = CLI_OPTION("key-file", "FILE", opt_key_file,
+				      "the key from FILE (- for standard input),\n"
+				      "32 hex digits and at most a line break", NULL),
+	[STEER_SYMMETRIC] = CLI_SWITCH_ON("symmetric", struct steer_opts, symmetric,
+					  "both directions of a connection share a CPU"),
+	[STEER_BUCKETS] = CLI_WHOLE_OPTION("buckets", "N", struct steer_opts, cfg.nbuckets, 1,
+					   CPUSTEER_MAX_BUCKETS,
+					   "indirection table size, 1-" CLI_NUMBER(CPUSTEER_MAX_BUCKETS),
+					   CLI_NUMBER(CPUSTEER_DEFAULT_BUCKETS), .what = "bucket count"),
+	[STEER_NON_IP] = { .name = "non-ip", .arg = "pass|cpu:N", .parse = opt_non_ip,
+			   .help = "verdict for non-IP frames", .def = "pass",
+			   CLI_SPAN(struct steer_opts, cfg.non_ip_cpu, cfg.non_ip_cpu) },
+	[STEER_HASH] = CLI_ENUM_OPTION("hash", hash_fn_names, struct steer_opts, cfg.hash_fn,
+				       "flow hash; siphash13 if senders can time where\n"
+				       "flows land; nic: the NIC's RX hash where it gives\n"
+				       "one (load only; Linux 6.3+), multilinear elsewhere",
+				       "multilinear"),
+	/* bucket_stats, which lies among the tunnel fields, is load's alone:
+	 * set keeps the running one whatever --inner says.
+	 */
+	[STEER_INNER] = { .name = "inner", .arg = "LIST", .parse = opt_inner,
+			  .help = "steer tunnels by their inner flow: vxlan[:PORT],\n"
+				  "geneve[:PORT], gre, ipip, sit, all or none",
+			  .def = "none", CLI_SPAN(struct steer_opts, cfg.inner, cfg.udp_tunnel_filter) },
+	[STEER_OPTIONS] = {}
 };
+
+static const struct steer_opts steer_start = STEER_START;
 
 /* The steering options as a command of their own, for cli_blame. */
 static const struct cli_command steer_group = {
 	.name = "steer",
-	.groups = { { steer_options, 0 } },
+	.groups = { { steer_options, 0, CLI_GIVEN_AT(struct steer_opts, given) } },
+	.start = &steer_start,
 };
+
+void steer_opts_init(struct steer_opts *o)
+{
+	*o = steer_start;
+}
+
+int steer_opts_set(struct steer_opts *o, const char *name, const char *arg)
+{
+	return cli_set_option(&steer_group, o, name, arg);
+}
 
 void steer_opts_blame(const struct steer_opts *o, const char *name, const char *or)
 {
@@ -293,7 +267,8 @@ int steer_opts_validate(const struct steer_opts *o, const struct cpuset *running
 		err = check_weighted(o);
 	if (!err)
 		err = check_nic_hash(o);
-	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS && !(running && !o->non_ip_given)) {
+	if (!err && o->cfg.non_ip_cpu != CPUSTEER_NON_IP_PASS &&
+	    !(running && !steer_given(o, STEER_NON_IP))) {
 		steer_opts_blame(o, "non-ip", NULL);
 		err = cpu_check(o->cfg.non_ip_cpu, o->machine);
 	}
@@ -311,7 +286,7 @@ int steer_opts_check_usage(struct steer_opts *o)
 		err = read_key_file(o);
 	}
 	log_set_where(NULL);
-	if (!err && o->weights_given && o->cpus_given) {
+	if (!err && steer_given(o, STEER_WEIGHTS) && steer_given(o, STEER_CPUS)) {
 		cpus = o->cpus;
 		err = steer_opts_weigh(o, &cpus);
 	}
@@ -323,14 +298,14 @@ int steer_opts_weigh(const struct steer_opts *o, struct cpuset *cpus)
 	int err;
 
 	steer_opts_blame(o, "weights", NULL);
-	err = cpuset_parse_weights(cpus, o->weights_arg);
+	err = cpuset_weigh(cpus, &o->weights);
 	log_set_where(NULL);
 	return err;
 }
 
 void steer_opts_forget_key(struct steer_opts *o)
 {
-	o->key_given = false;
+	o->given &= ~(CLI_BIT(STEER_KEY) | CLI_BIT(STEER_KEY_FILE));
 	o->key_file = NULL;
 }
 
@@ -338,25 +313,21 @@ int steer_opts_finish(struct steer_opts *o)
 {
 	int err;
 
-	if (!o->cpus_given) {
+	if (!steer_given(o, STEER_CPUS)) {
 		err = cpuset_all_online(&o->cpus, o->machine);
 		if (err)
 			return err;
 	}
-	if (o->weights_given) {
+	if (steer_given(o, STEER_WEIGHTS)) {
 		err = steer_opts_weigh(o, &o->cpus);
 		if (err)
 			return err;
 	}
-	if (!o->key_given &&
+	if (!steer_given(o, STEER_KEY) &&
 	    getrandom(o->cfg.key, sizeof(o->cfg.key), 0) != sizeof(o->cfg.key)) {
 		log_err("cannot draw a random hash key: %s", strerror(errno));
 		return -errno;
 	}
-	if (!o->buckets_given)
-		o->cfg.nbuckets = CPUSTEER_DEFAULT_BUCKETS;
-	if (!o->non_ip_given)
-		o->cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
 	o->cfg.symmetric = cli_switch_on(o->symmetric, false);
 	return steer_opts_validate(o, NULL);
 }

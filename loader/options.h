@@ -11,8 +11,13 @@
 #include "cpuset.h"
 
 /* --cpus, --weights, --key, --key-file, --symmetric, --buckets, --non-ip,
- * --hash, --inner: a group (cli.h) that parses into a struct steer_opts.
+ * --hash, --inner: a group (cli.h) that parses into a struct steer_opts,
+ * each option at its place below.
  */
+enum steer_option {
+	STEER_CPUS, STEER_WEIGHTS, STEER_KEY, STEER_KEY_FILE, STEER_SYMMETRIC, STEER_BUCKETS,
+	STEER_NON_IP, STEER_HASH, STEER_INNER, STEER_OPTIONS
+};
 extern const struct cli_option steer_options[];
 
 struct steer_opts {
@@ -21,20 +26,48 @@ struct steer_opts {
 	 * one, from sysfs. Tests point it at a fixture.
 	 */
 	const struct cpu_machine *machine;
-	const char *weights_arg;	/* applied once the CPU list is known */
+	struct cpu_weights weights;	/* applied once the CPU list is known */
 	const char *key_file;		/* read once every option is in */
 	struct cpusteer_config cfg;
 	/* --symmetric or --no-symmetric; cfg.symmetric once resolved (load:
 	 * steer_opts_finish, set: against the running value).
 	 */
 	enum cli_switch symmetric;
-	/* Which options the command line gave; `set` changes only those. */
-	bool cpus_given, weights_given, key_given;
-	bool buckets_given, non_ip_given, hash_given, inner_given;
+	/* Bit CLI_BIT(STEER_*) for each option given, on the command line or
+	 * in a file; `set` changes only those.
+	 */
+	__u64 given;
 };
 
-/* Fills in defaults for what was not given (all online CPUs, a random
- * key, 512 buckets, non-IP passed) and checks the whole set: CPUs online,
+static inline bool steer_given(const struct steer_opts *o, enum steer_option opt)
+{
+	return o->given & CLI_BIT(opt);
+}
+
+/* The steering group of a command whose option struct `type_` holds a
+ * struct steer_opts at `m_`, with where it records what was given.
+ */
+#define STEER_GROUP(type_, m_) \
+	{ steer_options, offsetof(type_, m_), CLI_GIVEN_AT(type_, m_.given) }
+
+/* Applies option `name` as the command line would, for the selftests. */
+int steer_opts_set(struct steer_opts *o, const char *name, const char *arg);
+
+/* What the steering options start from, the defaults they show: 512
+ * buckets, non-IP passed, the multilinear hash. The CPUs and the key,
+ * which depend on the machine or chance, steer_opts_finish gives.
+ */
+#define STEER_START                                                                 \
+	{ .cfg = { .nbuckets = CPUSTEER_DEFAULT_BUCKETS, .non_ip_cpu = CPUSTEER_NON_IP_PASS, \
+		   .hash_fn = CPUSTEER_HASH_MULTILINEAR } }
+
+/* STEER_START, for callers without a command line (bench --program, the
+ * selftests).
+ */
+void steer_opts_init(struct steer_opts *o);
+
+/* Fills in what was not given and depends on the machine or chance (all
+ * online CPUs, a random key) and checks the whole set: CPUs online,
  * weights, bucket count against the CPU count.
  */
 int steer_opts_finish(struct steer_opts *o);

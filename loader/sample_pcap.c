@@ -85,15 +85,17 @@ static void write_special_cases(struct capture *w)
 	capture_write(w, frame, len);		/* a datagram that ends in its ports */
 }
 
-static int opt_flows(void *opts, const char *arg)
-{
-	return parse_u32("flow count", arg, 1, 1000000, opts);
-}
+struct sample_pcap_opts {
+	__u32 flows;
+};
 
 static const struct cli_option sample_pcap_options[] = {
-	CLI_OPTION("flows", "N", opt_flows, "UDP/TCP flows over IPv4 and IPv6", "16"),
+	CLI_WHOLE_OPTION("flows", "N", struct sample_pcap_opts, flows, 1, 1000000,
+			 "UDP/TCP flows over IPv4 and IPv6", "16", .what = "flow count"),
 	{}
 };
+
+static const struct sample_pcap_opts sample_pcap_start = { .flows = 16 };
 
 const struct cli_command sample_pcap_command = {
 	.name = "sample-pcap",
@@ -105,6 +107,7 @@ const struct cli_command sample_pcap_command = {
 		 "its IP length, one too short to be Ethernet, and a datagram that ends\n"
 		 "inside its ports.\n",
 	.groups = { { sample_pcap_options, 0 } },
+	.start = &sample_pcap_start,
 	.run = cmd_sample_pcap,
 };
 
@@ -112,16 +115,16 @@ int cmd_sample_pcap(int argc, char **argv)
 {
 	struct capture *w;
 	unsigned long frames;
-	__u32 flows = 16;
+	struct sample_pcap_opts o = sample_pcap_start;
 	int operand, err;
 
-	err = cli_parse(&sample_pcap_command, argc, argv, &flows, &operand);
+	err = cli_parse(&sample_pcap_command, argc, argv, &o, &operand);
 	if (err)
 		return cli_exit_status(err);
 	w = capture_open_write(argv[operand]);
 	if (!w)
 		return 1;
-	write_flows(w, flows);
+	write_flows(w, o.flows);
 	write_special_cases(w);
 	frames = capture_frames(w);
 	/* A full disk shows only when the buffered frames are flushed. */

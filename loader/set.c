@@ -21,7 +21,6 @@
 #include "instance_health.h"
 #include "instance_state.h"
 #include "set.h"
-#include "tunnel_opts.h"
 
 /* A configuration of the maps: the recorded one a set starts from, the
  * one the packets see now, or the one it moves to.
@@ -40,36 +39,23 @@ struct change {
  */
 static int merge(struct load_opts *lo, const struct change *cur)
 {
+	struct load_opts running = { 0 };
 	struct steer_opts *o = &lo->steer;
 
-	if (!o->cpus_given)
-		o->cpus = cur->cpus;
-	if (o->weights_given && steer_opts_weigh(o, &o->cpus))
+	running.steer.cpus = cur->cpus;
+	running.steer.cfg = cur->cfg;
+	running.cm = cur->cm;
+	load_opts_keep_unset(lo, &running);
+	if (steer_given(o, STEER_WEIGHTS) && steer_opts_weigh(o, &o->cpus))
 		return -EINVAL;
-	if (!o->key_given)
-		memcpy(o->cfg.key, cur->cfg.key, sizeof(o->cfg.key));
-	if (!o->buckets_given)
-		o->cfg.nbuckets = cur->cfg.nbuckets;
-	if (!o->non_ip_given)
-		o->cfg.non_ip_cpu = cur->cfg.non_ip_cpu;
-	if (!o->hash_given)
-		o->cfg.hash_fn = cur->cfg.hash_fn;
-	if (!o->inner_given)
-		inner_copy(&o->cfg, &cur->cfg);
 	o->cfg.bucket_stats = cur->cfg.bucket_stats;
 	o->cfg.symmetric = cli_switch_on(o->symmetric, cur->cfg.symmetric);
-	if (o->hash_given && o->cfg.hash_fn != cur->cfg.hash_fn &&
+	if (steer_given(o, STEER_HASH) && o->cfg.hash_fn != cur->cfg.hash_fn &&
 	    (o->cfg.hash_fn == CPUSTEER_HASH_NIC || cur->cfg.hash_fn == CPUSTEER_HASH_NIC)) {
 		steer_opts_blame(o, "hash", NULL);
 		log_err("cannot change --hash to or from nic with set: the program that reads the NIC's hash is bound to the device when it loads; unload and load again");
 		log_set_where(NULL);
 		return -EINVAL;
-	}
-	if (!lo->qsize_given)
-		lo->cm.qsize = cur->cm.qsize;
-	if (!lo->remote_given) {
-		lo->cm.remote = cur->cm.remote;
-		lo->cm.redirect_ifindex = cur->cm.redirect_ifindex;
 	}
 	return steer_opts_validate(o, &cur->cpus);
 }
@@ -281,7 +267,8 @@ static int check_load_only(struct load_opts *lo, const struct instance_dir *d,
 {
 	const char *what = NULL, *other = NULL;
 
-	if (lo->xdp_mode_given && (__u32)lo->xdp_mode != st->xdp_mode) {
+	if ((lo->load_only_given & CLI_BIT(LOAD_ONLY_XDP_MODE)) &&
+	    (__u32)lo->xdp_mode != st->xdp_mode) {
 		what = "xdp-mode";
 	} else if (switch_differs(lo->notouch_given, st->notouch)) {
 		what = "no-touch";

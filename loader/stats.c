@@ -239,19 +239,11 @@ static int run(struct stats_ctx *c)
 	return 0;
 }
 
-static int opt_interval(void *opts, const char *arg)
-{
-	return parse_u32("--interval", arg, 1, 3600, &((struct stats_ctx *)opts)->interval);
-}
-
-static int opt_count(void *opts, const char *arg)
-{
-	return parse_u32("--count", arg, 1, 0xffffffffu, &((struct stats_ctx *)opts)->count);
-}
-
 static const struct cli_option stats_options[] = {
-	CLI_OPTION("interval", "S", opt_interval, "seconds between blocks, 1-3600", "1"),
-	CLI_OPTION("count", "N", opt_count, "stop after N blocks", "until Ctrl-C or SIGTERM"),
+	CLI_WHOLE_OPTION("interval", "S", struct stats_ctx, interval, 1, 3600,
+			 "seconds between blocks, 1-3600", "1"),
+	CLI_WHOLE_OPTION("count", "N", struct stats_ctx, count, 1, 0xffffffffu, "stop after N blocks",
+			 "until Ctrl-C or SIGTERM"),
 	CLI_FLAG("extended", struct stats_ctx, v.extended,
 	  "every reason, target and action row even at zero, and\n"
 	  "per-CPU breakdowns (pass reasons and errors per receiving\n"
@@ -261,6 +253,8 @@ static const struct cli_option stats_options[] = {
 	  "and the cumulative totals since stats started"),
 	{}
 };
+
+static const struct stats_ctx stats_start = { .interval = 1 };
 
 const struct cli_command stats_command = {
 	.name = "stats",
@@ -281,15 +275,17 @@ const struct cli_command stats_command = {
 		 "note (in --json their figures are 0 and .tracepoints says which); without\n"
 		 "kernel BTF only the steering program's counters are shown.\n",
 	.groups = { { stats_options, 0 } },
+	.start = &stats_start,
 	.run = cmd_stats,
 };
 
 int cmd_stats(int argc, char **argv)
 {
-	struct stats_ctx c = { .v.tracer = &c.tracer, .interval = 1 };
+	struct stats_ctx c = stats_start;
 	struct sigaction sa = { .sa_handler = on_signal };
 	int operand, err;
 
+	c.v.tracer = &c.tracer;
 	err = cli_parse(&stats_command, argc, argv, &c, &operand);
 	if (err)
 		return cli_exit_status(err);

@@ -158,12 +158,3 @@ void inner_format(const struct cpusteer_config *cfg, char *buf, size_t len)
 	if (!used)
 		snprintf(buf, len, "none");
 }
-
-void inner_copy(struct cpusteer_config *to, const struct cpusteer_config *from)
-{
-	to->inner = from->inner;
-	to->udp_tunnel_ports = from->udp_tunnel_ports;
-	to->udp_tunnel_filter = from->udp_tunnel_filter;
-	memcpy(to->udp_tunnel_port, from->udp_tunnel_port, sizeof(to->udp_tunnel_port));
-	memcpy(to->udp_tunnel_kind, from->udp_tunnel_kind, sizeof(to->udp_tunnel_kind));
-}

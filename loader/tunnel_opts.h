@@ -23,7 +23,4 @@ int inner_parse(const char *arg, struct cpusteer_config *cfg);
  */
 void inner_format(const struct cpusteer_config *cfg, char *buf, size_t len);
 
-/* Copies the tunnel fields of `from`, for a `set` that leaves them be. */
-void inner_copy(struct cpusteer_config *to, const struct cpusteer_config *from);
-
 #endif

@@ -23,7 +23,7 @@
 
 void fixture_opt(struct fixture *e, const char *name, const char *arg)
 {
-	if (cli_set_option(steer_options, &e->o, name, arg)) {
+	if (steer_opts_set(&e->o, name, arg)) {
 		printf("#   --%s '%s' was refused, though valid\n", name, arg ? arg : "");
 		tu_failures++;
 	}
@@ -37,6 +37,7 @@ void fixture_init(struct fixture *e)
 	const char *hash = getenv("CPUSTEER_TEST_HASH");
 
 	memset(e, 0, sizeof(*e));
+	steer_opts_init(&e->o);
 	fixture_opt(e, "cpus", "0-1");
 	fixture_opt(e, "key", FIXTURE_KEY_A);
 	if (hash && *hash)

@@ -109,15 +109,17 @@ static void roff_option(const char *name, char *out, size_t len)
 
 static void check_help_lists_options(const struct cli_command *cmd, void *ctx)
 {
-	char *help = printed(cli_print_help, cmd), want[96], what[160];
+	char *help = printed(cli_print_help, cmd), want[96], what[160], choices[64];
 	const struct cli_group *g;
 	const struct cli_option *o;
+	const char *value;
 
 	(void)ctx;
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			snprintf(want, sizeof(want), "\n  --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			value = cli_value_shown(o, choices, sizeof(choices));
+			snprintf(want, sizeof(want), "\n  --%s%s%s", o->name, value ? " " : "",
+				 value ? value : "");
 			snprintf(what, sizeof(what), "%s --help lists --%s", cmd->name, o->name);
 			ASSERT_TRUE(strstr(help, want), what);
 		}
@@ -319,14 +321,14 @@ static void test_options_land_in_their_struct(void)
 			 "--gro", "off", "--key", "000102030405060708090a0b0c0d0e0f", NULL };
 
 	ASSERT_EQ(load_opts_parse(&lo, &load_command, 11, argv), 0, "load options parse");
-	ASSERT_EQ(lo.steer.cpus_given, 1, "--cpus reached the steering group");
+	ASSERT_EQ(cli_given(&load_command, &lo, "cpus"), 1, "--cpus reached the steering group");
 	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
-	ASSERT_EQ(lo.steer.key_given, 1, "--key reached the steering group");
+	ASSERT_EQ(cli_given(&load_command, &lo, "key"), 1, "--key reached the steering group");
 	/* SipHash's key layout: k0 is bytes 0-7, read little-endian. */
 	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
 	ASSERT_EQ(lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, "key, k1");
 	ASSERT_EQ(lo.cm.qsize, 64, "--qsize");
-	ASSERT_EQ(lo.qsize_given, 1, "--qsize given");
+	ASSERT_EQ(cli_given(&load_command, &lo, "qsize"), 1, "--qsize given");
 	ASSERT_EQ(lo.notouch, 1, "--no-touch, a declared flag");
 	ASSERT_EQ(lo.steer.symmetric, CLI_UNSET, "neither --symmetric nor --no-symmetric given");
 	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only --gro asked of the device");
@@ -349,6 +351,76 @@ static void test_double_dash_ends_options(void)
 		    "--program chooses bench --program");
 }
 
+/* The value `at` holds for option `o`, as --help would show it; false for
+ * a kind that holds none to show.
+ */
+static bool value_shown(const struct cli_option *o, const char *at, char *buf, size_t len)
+{
+	switch (o->kind) {
+	case CLI_WHOLE:
+		snprintf(buf, len, "%llu", o->size == sizeof(__u64) ? *(const __u64 *)at
+			 : (unsigned long long)*(const __u32 *)at);
+		return true;
+	case CLI_SECONDS:
+	case CLI_FRACTION:
+		snprintf(buf, len, "%g", *(const double *)at);
+		return true;
+	case CLI_ENUM:
+		snprintf(buf, len, "%s", name_of(o->names, *(const int *)at, "?"));
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether a default is shown as a value, a number ("9") or a name
+ * ("native"), rather than in words ("all online", "1% of the buckets"),
+ * which describe what the command works out later.
+ */
+static bool shown_as_value(const struct cli_option *o)
+{
+	char *end;
+
+	if (o->kind == CLI_ENUM)
+		return true;
+	strtod(o->def, &end);
+	return end != o->def && !*end;
+}
+
+static bool same_value(const struct cli_option *o, const char *a, const char *b)
+{
+	return o->kind == CLI_ENUM ? !strcmp(a, b) : strtod(a, NULL) == strtod(b, NULL);
+}
+
+/* A default shown as a value is the value the command starts with. */
+static void check_shown_defaults(const struct cli_command *cmd, void *ctx)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+	char what[160], value[64];
+
+	(void)ctx;
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			if (!o->def || !shown_as_value(o))
+				continue;
+			snprintf(what, sizeof(what), "%s --%s (default: %s) is where %s starts",
+				 cmd->name, o->name, o->def, cmd->name);
+			ASSERT_TRUE(cmd->start, what);
+			if (!cmd->start || !value_shown(o, (const char *)cmd->start + g->offset + o->member,
+							value, sizeof(value)))
+				continue;
+			if (!same_value(o, value, o->def))
+				printf("#   it starts with %s\n", value);
+			ASSERT_TRUE(same_value(o, value, o->def), what);
+		}
+}
+
+static void test_shown_defaults_are_where_commands_start(void)
+{
+	for_each_form(check_shown_defaults, NULL);
+}
+
 int main(void)
 {
 	static const struct tu_test tests[] = {
@@ -361,6 +433,7 @@ int main(void)
 		TU_TEST(test_help_exits_zero),
 		TU_TEST(test_options_land_in_their_struct),
 		TU_TEST(test_double_dash_ends_options),
+		TU_TEST(test_shown_defaults_are_where_commands_start),
 	};
 
 	return tu_run(tests, ARRAY_SIZE(tests));

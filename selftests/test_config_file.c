@@ -56,18 +56,18 @@ static void test_lines_apply_as_options(void)
 		   "remote = drop", &lo, &a);
 	ASSERT_EQ(a.ret, 0, "the file applies");
 	ASSERT_EQ(a.c.err_lines, 0, "nothing on stderr");
-	ASSERT_EQ(lo.steer.cpus_given, 1, "cpus given");
+	ASSERT_EQ(cli_given(&load_command, &lo, "cpus"), 1, "cpus given");
 	ASSERT_EQ(lo.steer.cpus.n, 1, "one CPU");
 	ASSERT_EQ(lo.cm.qsize, 64, "qsize, the line ended by CR LF");
-	ASSERT_EQ(lo.qsize_given, 1, "qsize given");
+	ASSERT_EQ(cli_given(&load_command, &lo, "qsize"), 1, "qsize given");
 	ASSERT_EQ(lo.steer.cfg.key[0], 0x0706050403020100ULL, "key, k0");
 	ASSERT_EQ(lo.steer.cfg.hash_fn, CPUSTEER_HASH_SIPHASH13, "hash");
-	ASSERT_EQ(lo.dev.mask, DEV_GRO, "only gro asked of the device");
+	ASSERT_EQ(load_opts_device_mask(&lo), DEV_GRO, "only gro asked of the device");
 	ASSERT_EQ(lo.dev.gro, 0, "gro off");
-	ASSERT_EQ(lo.xdp_mode_given, 1, "xdp-mode given");
+	ASSERT_EQ(cli_given(&load_command, &lo, "xdp-mode"), 1, "xdp-mode given");
 	ASSERT_EQ(lo.bucket_stats_given, CLI_ON, "a flag set by yes");
 	ASSERT_EQ(lo.steer.symmetric, CLI_OFF, "symmetric = no gives --no-symmetric");
-	ASSERT_EQ(lo.remote_given, 1, "the last line, without a newline");
+	ASSERT_EQ(cli_given(&load_command, &lo, "remote"), 1, "the last line, without a newline");
 
 	apply_text("bucket-stats = false\nsymmetric = true\nno-touch = no\n", &lo, &a);
 	ASSERT_EQ(a.ret, 0, "true and false");
@@ -122,7 +122,7 @@ static void test_nul_byte_refused(void)
 	ret = config_text_apply(text, sizeof(text) - 1, "x.conf", &load_command, &lo);
 	tu_catch_end(&c);
 	ASSERT_TRUE(ret < 0, "a NUL byte refused");
-	ASSERT_EQ(lo.steer.cpus_given, 0, "before any line applies");
+	ASSERT_EQ(cli_given(&load_command, &lo, "cpus"), 0, "before any line applies");
 	ASSERT_TRUE(strstr(c.err, "NUL byte") != NULL, c.err);
 }
 
@@ -196,8 +196,8 @@ static void test_command_line_wins_over_the_file(void)
 	parse_with(&load_command, "eth0.conf", &p, "--qsize", "64", "--config", "FILE", NULL);
 	ASSERT_EQ(p.ret, 0, "load --qsize 64 --config FILE");
 	ASSERT_EQ(p.lo.cm.qsize, 64, "the command line's qsize, given before --config");
-	ASSERT_EQ(p.lo.steer.cpus_given, 1, "the file's cpus");
-	ASSERT_EQ(p.lo.xdp_mode_given, 1, "the file's xdp-mode");
+	ASSERT_EQ(cli_given(&load_command, &p.lo, "cpus"), 1, "the file's cpus");
+	ASSERT_EQ(cli_given(&load_command, &p.lo, "xdp-mode"), 1, "the file's xdp-mode");
 	ASSERT_TRUE(p.lo.ifname && !strcmp(p.lo.ifname, "eth0"), "the interface");
 	parse_with(&load_command, "eth0.conf", &p, "--config", "FILE", "--qsize", "32", NULL);
 	ASSERT_EQ(p.lo.cm.qsize, 32, "the command line's qsize, given after --config");
@@ -208,7 +208,7 @@ static void test_command_line_wins_over_the_file(void)
 	 */
 	parse_with(&set_command, "eth0.conf", &p, "--config", "FILE", NULL);
 	ASSERT_EQ(p.ret, 0, "set --config with a file for load");
-	ASSERT_EQ(p.lo.xdp_mode_given, 1, "set sees the file's xdp-mode");
+	ASSERT_EQ(cli_given(&load_command, &p.lo, "xdp-mode"), 1, "set sees the file's xdp-mode");
 	write_file("bad.conf", "cpus = 0\nqsize = big\n", 0600);
 	parse_with(&set_command, "bad.conf", &p, "--config", "FILE", NULL);
 	ASSERT_EQ(cli_exit_status(p.ret), 2, "a bad file is a usage error");
@@ -254,12 +254,12 @@ static const struct {
 static const char *other_form(const char *name, char *buf, size_t len)
 {
 	struct load_opts lo;
-	void *target;
+	struct cli_slot s;
 
 	snprintf(buf, len, "no-%s", name);
-	if (cli_lookup(&load_command, &lo, buf, &target))
+	if (cli_lookup(&load_command, &lo, buf, &s))
 		return buf;
-	if (!strncmp(name, "no-", 3) && cli_lookup(&load_command, &lo, name + 3, &target))
+	if (!strncmp(name, "no-", 3) && cli_lookup(&load_command, &lo, name + 3, &s))
 		return name + 3;
 	return NULL;
 }
@@ -330,7 +330,7 @@ static void test_every_flag_last_word_wins(void)
 		SKIP("no folder in /tmp");
 	for (g = load_command.groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			if (o->arg)
+			if (cli_takes_value(o))
 				continue;
 			for (f = 0; f < ARRAY_SIZE(load_flags); f++)
 				if (!strcmp(load_flags[f].on, o->name))
@@ -449,7 +449,7 @@ static void test_key_file(void)
 		parse_with(&load_command, "k.key", &p, "--key-file", "FILE", NULL);
 		snprintf(what, sizeof(what), "key file %zu of the good ones: applied", i);
 		ASSERT_EQ(p.ret, 0, what);
-		ASSERT_EQ(p.lo.steer.key_given, 1, what);
+		ASSERT_EQ(cli_given(&load_command, &p.lo, "key"), 1, what);
 		ASSERT_EQ(p.lo.steer.cfg.key[0], 0x0706050403020100ULL, what);
 		ASSERT_EQ(p.lo.steer.cfg.key[1], 0x0f0e0d0c0b0a0908ULL, what);
 	}
@@ -525,7 +525,7 @@ static void expect_refused(const char *name, const char *mention, const char *wh
 	snprintf(msg, sizeof(msg), "%s: says '%s': %s", what, mention, p.c.err);
 	ASSERT_TRUE(strstr(p.c.err, mention) != NULL, msg);
 	snprintf(msg, sizeof(msg), "%s: no option applied", what);
-	ASSERT_EQ(p.lo.qsize_given, 0, msg);
+	ASSERT_EQ(cli_given(&load_command, &p.lo, "qsize"), 0, msg);
 }
 
 static void test_files_others_could_write_are_refused(void)
@@ -619,7 +619,7 @@ static void test_example_holds_every_option(void)
 	apply_text(uncommented ? uncommented : "", &lo, &a);
 	ASSERT_EQ(a.ret, 0, "every line of the example applies uncommented");
 	ASSERT_EQ(a.c.err_lines, 0, a.c.err);
-	ASSERT_EQ(lo.steer.cpus_given && lo.steer.hash_given && lo.qsize_given && lo.xdp_mode_given, 1,
+	ASSERT_EQ(cli_given(&load_command, &lo, "cpus") && cli_given(&load_command, &lo, "hash") && cli_given(&load_command, &lo, "qsize") && cli_given(&load_command, &lo, "xdp-mode"), 1,
 		  "the uncommented lines were applied");
 	free(uncommented);
 	free(text);

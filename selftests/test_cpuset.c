@@ -73,12 +73,12 @@ static void machine_init(struct cpu_machine *m, const char *possible, const char
 static void opts_init(struct steer_opts *o, const struct cpu_machine *m,
 		      const char *cpus, const char *weights)
 {
-	memset(o, 0, sizeof(*o));
+	steer_opts_init(o);
 	o->machine = m;
 	if (cpus)
-		ASSERT_EQ(cli_set_option(steer_options, o, "cpus", cpus), 0, "--cpus parses");
+		ASSERT_EQ(steer_opts_set(o, "cpus", cpus), 0, "--cpus parses");
 	if (weights)
-		ASSERT_EQ(cli_set_option(steer_options, o, "weights", weights), 0, "--weights is taken");
+		ASSERT_EQ(steer_opts_set(o, "weights", weights), 0, "--weights is taken");
 }
 
 /* steer_opts_finish as load runs it; returns the error, message in err_text. */
@@ -335,7 +335,7 @@ static void offline_cpu_of_running_set_is_kept(void)
 	ASSERT_EQ(parse_cpus(&running, "8-11"), 0, "running set");
 	/* set --weights only: the CPUs are the running ones. */
 	opts_init(&o, &m, "8-11", "1,2,3,4");
-	ASSERT_EQ(cpuset_parse_weights(&o.cpus, o.weights_arg), 0, "weights");
+	ASSERT_EQ(cpuset_weigh(&o.cpus, &o.weights), 0, "weights");
 	o.cfg.nbuckets = 512;
 	o.cfg.non_ip_cpu = CPUSTEER_NON_IP_PASS;
 	capture_begin();
@@ -380,7 +380,7 @@ static void offline_non_ip_cpu_kept_unless_given_again(void)
 	err = steer_opts_validate(&o, &running);
 	capture_end();
 	ASSERT_EQ(err, 0, "set keeping non-IP CPU 10, offline");
-	ASSERT_EQ(cli_set_option(steer_options, &o, "non-ip", "cpu:10"), 0, "--non-ip cpu:10");
+	ASSERT_EQ(steer_opts_set(&o, "non-ip", "cpu:10"), 0, "--non-ip cpu:10");
 	capture_begin();
 	err = steer_opts_validate(&o, &running);
 	capture_end();

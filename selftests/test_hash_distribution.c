@@ -619,7 +619,7 @@ static int keys_choose(void)
 	if (!list)
 		return -ENOMEM;
 	for (key = strtok_r(list, ",", &rest); key; key = strtok_r(NULL, ",", &rest)) {
-		if (nkeys == MAX_KEYS || cli_set_option(steer_options, &o, "key", key)) {
+		if (nkeys == MAX_KEYS || steer_opts_set(&o, "key", key)) {
 			free(list);
 			return -EINVAL;
 		}

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpusteer bench: option parsing and dispatch to the benchmark kinds. */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "bench.h"
 #include "bench_live.h"
 #include "cli.h"
 #include "commands.h"
-#include "ifname.h"
 #include "log.h"
 
 struct program_opts {
@@ -16,24 +12,18 @@ struct program_opts {
 	bool as_json;
 };
 
-static int opt_program_runs(void *opts, const char *arg)
-{
-	return parse_u32("run count", arg, 1, BENCH_MAX_RUNS, &((struct program_opts *)opts)->runs);
-}
-
-static int opt_repeat(void *opts, const char *arg)
-{
-	return parse_u32("repeat count", arg, 1, 100000000, &((struct program_opts *)opts)->repeat);
-}
-
 static const struct cli_option program_options[] = {
-	CLI_OPTION("runs", "N", opt_program_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9"),
-	CLI_OPTION("repeat", "N", opt_repeat, "test-run repeats per run", "2000000"),
+	CLI_WHOLE_OPTION("runs", "N", struct program_opts, runs, 1, BENCH_MAX_RUNS,
+			 "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "9", .what = "run count"),
+	CLI_WHOLE_OPTION("repeat", "N", struct program_opts, repeat, 1, 100000000,
+			 "test-run repeats per run", "2000000", .what = "repeat count"),
 	CLI_FLAG("json", struct program_opts, as_json, "print every figure as JSON on stdout"),
 	{}
 };
 
 static int cmd_bench_program(int argc, char **argv);
+
+static const struct program_opts program_start = { .runs = 9, .repeat = 2000000 };
 
 static const struct cli_command bench_program_command = {
 	.name = "bench",
@@ -43,12 +33,13 @@ static const struct cli_command bench_program_command = {
 		 "IPv4/TCP, IPv6/UDP and IPv6 with two extension headers, each the median\n"
 		 "of N runs of R repeats and a ratio to the no-touch redirect.\n",
 	.groups = { { program_options, 0 } },
+	.start = &program_start,
 	.run = cmd_bench_program,
 };
 
 static int cmd_bench_program(int argc, char **argv)
 {
-	struct program_opts o = { .runs = 9, .repeat = 2000000 };
+	struct program_opts o = program_start;
 	int operand, err;
 
 	err = cli_parse(&bench_program_command, argc, argv, &o, &operand);
@@ -57,96 +48,30 @@ static int cmd_bench_program(int argc, char **argv)
 	return bench_program(o.runs, o.repeat, o.as_json) ? 1 : 0;
 }
 
-/* "a, b, c or d": the names --scenario takes. */
-static void scenario_names(char *buf, size_t len)
-{
-	size_t off = 0;
-	int sc;
-
-	buf[0] = '\0';
-	for (sc = 0; sc < SC_EXTERNAL && off < len; sc++)
-		off += snprintf(buf + off, len - off, "%s%s",
-				!sc ? "" : sc == SC_EXTERNAL - 1 ? " or " : ", ",
-				bench_scenario_name(sc));
-}
-
-/* A comma-separated list of scenario names into bits of `mask`. */
-static int parse_scenarios(const char *arg, unsigned int *mask)
-{
-	char buf[256], names[256], *name, *save = NULL;
-	int sc;
-
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		for (sc = 0; sc < SC_EXTERNAL; sc++)
-			if (!strcmp(name, bench_scenario_name(sc)))
-				break;
-		if (sc == SC_EXTERNAL) {
-			scenario_names(names, sizeof(names));
-			log_err("bad --scenario '%s': expected %s", name, names);
-			return -EINVAL;
-		}
-		*mask |= 1u << sc;
-	}
-	return 0;
-}
-
-static int opt_duration(void *opts, const char *arg)
-{
-	return parse_seconds("--duration", arg, 3600, &((struct bench_live_opts *)opts)->duration);
-}
-
-static int opt_flood_duration(void *opts, const char *arg)
-{
-	return parse_seconds("--flood-duration", arg, 3600,
-			     &((struct bench_live_opts *)opts)->flood_duration);
-}
-
-static int opt_runs(void *opts, const char *arg)
-{
-	return parse_u32("run count", arg, 1, BENCH_MAX_RUNS, &((struct bench_live_opts *)opts)->runs);
-}
-
-static int opt_flows(void *opts, const char *arg)
-{
-	return parse_u32("flow count", arg, 1, TRAFFICGEN_MAX_FLOWS,
-			 &((struct bench_live_opts *)opts)->flows);
-}
-
-static int opt_scenario(void *opts, const char *arg)
-{
-	return parse_scenarios(arg, &((struct bench_live_opts *)opts)->scenarios);
-}
-
-static int opt_json(void *opts, const char *arg)
-{
-	((struct bench_live_opts *)opts)->json = arg;
-	return 0;
-}
-
-static int opt_dev(void *opts, const char *arg)
-{
-	((struct bench_live_opts *)opts)->dev = arg;
-	return ifname_check(arg) ? -EINVAL : 0;
-}
-
 static const struct cli_option live_options[] = {
-	CLI_OPTION("duration", "S", opt_duration, "seconds per case and run", "5"),
-	CLI_OPTION("flood-duration", "S", opt_flood_duration,
-	  "seconds of each threaded-napi flood", "60"),
-	CLI_OPTION("runs", "N", opt_runs, "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3"),
-	CLI_OPTION("flows", "N", opt_flows, "flows of the multi-flow cases", "1000"),
-	CLI_OPTION("scenario", "NAME", opt_scenario,
+	CLI_SECONDS_OPTION("duration", "S", struct bench_live_opts, duration, 3600,
+			   "seconds per case and run", "5"),
+	CLI_SECONDS_OPTION("flood-duration", "S", struct bench_live_opts, flood_duration, 3600,
+			   "seconds of each threaded-napi flood", "60"),
+	CLI_WHOLE_OPTION("runs", "N", struct bench_live_opts, runs, 1, BENCH_MAX_RUNS,
+			 "runs per case, 1-" CLI_NUMBER(BENCH_MAX_RUNS), "3", .what = "run count"),
+	CLI_WHOLE_OPTION("flows", "N", struct bench_live_opts, flows, 1, TRAFFICGEN_MAX_FLOWS,
+			 "flows of the multi-flow cases", "1000", .what = "flow count"),
+	CLI_NAME_SET_OPTION("scenario", "NAME", bench_scenario_names, struct bench_live_opts, scenarios,
 	  "run only these; repeat the option or list them\n"
 	  "with commas", "all but skewed and threaded-napi"),
-	CLI_OPTION("json", "FILE", opt_json,
+	CLI_TEXT_OPTION("json", "FILE", struct bench_live_opts, json,
 	  "write every figure to FILE and a bar chart to FILE\n"
 	  "with .svg in place of .json; nothing is written without", NULL),
-	CLI_OPTION("dev", "IFACE", opt_dev,
+	CLI_IFACE_OPTION("dev", "IFACE", struct bench_live_opts, dev,
 	  "measure a real interface under outside traffic for\n"
 	  "--duration: receive rates, per CPU, softnet, IPIs; with\n"
 	  "--scenario peer, xdp-bench and cpusteer in turn on it", NULL),
 	{}
+};
+
+static const struct bench_live_opts live_start = {
+	.duration = 5, .flood_duration = 60, .runs = 3, .flows = 1000
 };
 
 const struct cli_command bench_command = {
@@ -190,14 +115,15 @@ const struct cli_command bench_command = {
 		   "sent/received/dropped, per-CPU redirected and kthread packets, cpumap\n"
 		   "queue-full drops, Jain index, BPF ns/packet, function-call and\n"
 		   "rescheduling IPIs, softnet per CPU.\n",
-	.groups = { { live_options, 0 } },
+	.groups = { { live_options, 0, CLI_GIVEN_AT(struct bench_live_opts, given) } },
+	.start = &live_start,
 	.variant = &bench_program_command,
 	.run = cmd_bench,
 };
 
 int cmd_bench(int argc, char **argv)
 {
-	struct bench_live_opts o = { .duration = 5, .runs = 3, .flows = 1000 };
+	struct bench_live_opts o = live_start;
 	int operand, err;
 
 	err = cli_parse(&bench_command, argc, argv, &o, &operand);
@@ -213,7 +139,8 @@ int cmd_bench(int argc, char **argv)
 	if (!o.scenarios && !o.dev)
 		o.scenarios = BENCH_DEFAULT_SCENARIOS;
 	/* An option that would change nothing is a mistake worth saying. */
-	if (o.flood_duration && !(o.scenarios & (1u << SC_THREADED_NAPI))) {
+	if (cli_given(&bench_command, &o, "flood-duration") &&
+	    !(o.scenarios & (1u << SC_THREADED_NAPI))) {
 		log_err("bad --flood-duration: it applies to --scenario threaded-napi only");
 		return EXIT_USAGE;
 	}
@@ -222,7 +149,5 @@ int cmd_bench(int argc, char **argv)
 			o.flows, SKEW_ELEPHANTS);
 		return EXIT_USAGE;
 	}
-	if (!o.flood_duration)
-		o.flood_duration = 60;
 	return bench_live(&o);
 }

@@ -11,17 +11,17 @@
 #include "cli.h"
 #include "stats_math.h"
 
-static const char *const scenario_names[SC_COUNT] = {
-	[SC_STEERING_COST] = "steering-cost",
-	[SC_RECEIVE_BOUND] = "receive-bound",
-	[SC_PEER] = "peer",
-	[SC_REMOTE_ACTIONS] = "remote-actions",
-	[SC_CPUMAP_VS_RPS] = "cpumap-vs-rps",
-	[SC_TCP] = "tcp",
-	[SC_NIC_HASH] = "nic-hash",
-	[SC_SKEWED] = "skewed",
-	[SC_THREADED_NAPI] = "threaded-napi",
-	[SC_EXTERNAL] = "external",
+const struct name_value bench_scenario_names[] = {
+	{ .name = "steering-cost", .value = SC_STEERING_COST },
+	{ .name = "receive-bound", .value = SC_RECEIVE_BOUND },
+	{ .name = "peer", .value = SC_PEER },
+	{ .name = "remote-actions", .value = SC_REMOTE_ACTIONS },
+	{ .name = "cpumap-vs-rps", .value = SC_CPUMAP_VS_RPS },
+	{ .name = "tcp", .value = SC_TCP },
+	{ .name = "nic-hash", .value = SC_NIC_HASH },
+	{ .name = "skewed", .value = SC_SKEWED },
+	{ .name = "threaded-napi", .value = SC_THREADED_NAPI },
+	{}
 };
 
 static const char *const control_names[CONTROL_TIMINGS] = {
@@ -52,7 +52,7 @@ const char *control_timing_name(enum control_timing t)
 
 const char *bench_scenario_name(enum bench_scenario sc)
 {
-	return sc < SC_COUNT ? scenario_names[sc] : "unknown";
+	return sc == SC_EXTERNAL ? "external" : name_of(bench_scenario_names, sc, "unknown");
 }
 
 double bench_headline(const struct bench_case *c, const struct bench_figures *f)

@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "bench_skewed.h"
 #include "kernel_log.h"
+#include "name_table.h"
 #include "observer.h"
 
 /* Wall times of cpusteer commands, each run as an operator would (a new
@@ -74,6 +75,8 @@ enum bench_scenario {
 #define BENCH_LONG_SCENARIOS ((1u << SC_SKEWED) | (1u << SC_THREADED_NAPI))
 #define BENCH_DEFAULT_SCENARIOS (((1u << SC_EXTERNAL) - 1) & ~BENCH_LONG_SCENARIOS)
 
+/* The scenarios --scenario takes: all but SC_EXTERNAL, which --dev gives. */
+extern const struct name_value bench_scenario_names[];
 const char *bench_scenario_name(enum bench_scenario sc);
 
 /* What receives the traffic in one case. */

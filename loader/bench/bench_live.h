@@ -14,12 +14,13 @@
 
 struct bench_live_opts {
 	double duration;
-	double flood_duration;		/* threaded-napi; 0 when not given */
+	double flood_duration;		/* threaded-napi */
 	unsigned int runs;
 	__u32 flows;
 	unsigned int scenarios;		/* bit per enum bench_scenario */
 	const char *json;
 	const char *dev;
+	__u64 given;			/* CLI_BIT(i) for bench's option i given */
 };
 
 /* Runs the throughput benchmark; returns an exit code (130 after

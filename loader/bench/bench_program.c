@@ -222,6 +222,7 @@ static int setup(struct bench_setup *b)
 	struct cpumap_opts cm = { .qsize = 64, .remote = REMOTE_NONE };
 	int err;
 
+	steer_opts_init(&b->opts);
 	if (steer_opts_finish(&b->opts))
 		return -EINVAL;
 	b->floor = floor__open_and_load();

@@ -95,21 +95,14 @@ struct demo_opts {
 	__u32 duration, flows;
 };
 
-static int opt_duration(void *opts, const char *arg)
-{
-	return parse_u32("--duration", arg, 1, 3600, &((struct demo_opts *)opts)->duration);
-}
-
-static int opt_flows(void *opts, const char *arg)
-{
-	return parse_u32("--flows", arg, 1, TRAFFICGEN_MAX_FLOWS, &((struct demo_opts *)opts)->flows);
-}
-
 static const struct cli_option demo_options[] = {
-	CLI_OPTION("duration", "S", opt_duration, "seconds of traffic, 1-3600", "20"),
-	CLI_OPTION("flows", "N", opt_flows, "flows", "1000"),
+	CLI_WHOLE_OPTION("duration", "S", struct demo_opts, duration, 1, 3600,
+			 "seconds of traffic, 1-3600", "20"),
+	CLI_WHOLE_OPTION("flows", "N", struct demo_opts, flows, 1, TRAFFICGEN_MAX_FLOWS, "flows", "1000"),
 	{}
 };
+
+static const struct demo_opts demo_start = { .duration = 20, .flows = 1000 };
 
 const struct cli_command demo_command = {
 	.name = "demo",
@@ -121,12 +114,13 @@ const struct cli_command demo_command = {
 		 "received, the split over CPUs and its Jain index, unloads and removes\n"
 		 "everything. Ctrl-C stops early and cleans up the same way.\n",
 	.groups = { { demo_options, 0 } },
+	.start = &demo_start,
 	.run = cmd_demo,
 };
 
 int cmd_demo(int argc, char **argv)
 {
-	struct demo_opts o = { .duration = 20, .flows = 1000 };
+	struct demo_opts o = demo_start;
 	struct testbed b;
 	int operand, err;
 

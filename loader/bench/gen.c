@@ -29,6 +29,7 @@ struct gen_args {
 	struct trafficgen_opts o;
 	__u8 dst_mac[6];
 	bool as_json;
+	__u64 given;		/* CLI_BIT(i) for gen_options[i] given */
 };
 
 static volatile int stop_requested;
@@ -68,47 +69,6 @@ static int parse_cpu(const char *arg, int *cpu)
 	return err;
 }
 
-static int opt_flows(void *opts, const char *arg)
-{
-	return parse_u32("flow count", arg, 1, TRAFFICGEN_MAX_FLOWS, &((struct gen_args *)opts)->o.flows);
-}
-
-static int opt_elephants(void *opts, const char *arg)
-{
-	return parse_u32("elephant count", arg, 1, TRAFFICGEN_MAX_ELEPHANTS,
-			 &((struct gen_args *)opts)->o.elephants);
-}
-
-static int opt_elephant_share(void *opts, const char *arg)
-{
-	return parse_u32("elephant share", arg, 1, 99, &((struct gen_args *)opts)->o.elephant_share);
-}
-
-static int opt_size(void *opts, const char *arg)
-{
-	((struct gen_args *)opts)->size_arg = arg;
-	return 0;
-}
-
-static int opt_ipv6(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct gen_args *)opts)->o.family = 6;
-	return 0;
-}
-
-static int opt_tcp(void *opts, const char *arg)
-{
-	(void)arg;
-	((struct gen_args *)opts)->o.proto = IPPROTO_TCP;
-	return 0;
-}
-
-static int opt_duration(void *opts, const char *arg)
-{
-	return parse_seconds("--duration", arg, GEN_MAX_SECONDS, &((struct gen_args *)opts)->o.duration_s);
-}
-
 static int opt_cpu(void *opts, const char *arg)
 {
 	return parse_cpu(arg, &((struct gen_args *)opts)->o.cpu);
@@ -123,22 +83,30 @@ static int opt_dst_mac(void *opts, const char *arg)
 }
 
 static const struct cli_option gen_options[] = {
-	CLI_OPTION("flows", "N", opt_flows, "distinct flows, 1-64512", "1000"),
-	CLI_OPTION("elephants", "N", opt_elephants,
+	CLI_WHOLE_OPTION("flows", "N", struct gen_args, o.flows, 1, TRAFFICGEN_MAX_FLOWS,
+			 "distinct flows, 1-64512", "1000", .what = "flow count"),
+	CLI_WHOLE_OPTION("elephants", "N", struct gen_args, o.elephants, 1, TRAFFICGEN_MAX_ELEPHANTS,
 	  "the first N flows, 1-" CLI_NUMBER(TRAFFICGEN_MAX_ELEPHANTS) " and fewer than --flows, carry\n"
-	  "--elephant-share of the frames", "none"),
-	CLI_OPTION("elephant-share", "PCT", opt_elephant_share,
-	  "percent of the frames the elephants carry, 1-99", CLI_NUMBER(TRAFFICGEN_DEFAULT_ELEPHANT_SHARE)),
-	CLI_OPTION("size", "BYTES", opt_size,
+	  "--elephant-share of the frames", "none", .what = "elephant count"),
+	CLI_WHOLE_OPTION("elephant-share", "PCT", struct gen_args, o.elephant_share, 1, 99,
+	  "percent of the frames the elephants carry, 1-99", CLI_NUMBER(TRAFFICGEN_DEFAULT_ELEPHANT_SHARE),
+	  .what = "elephant share"),
+	CLI_TEXT_OPTION("size", "BYTES", struct gen_args, size_arg,
 	  "Ethernet frame without FCS, 64-" CLI_NUMBER(TRAFFICGEN_MAX_FRAME) ", at most MTU + 18",
 	  "64; 74 with --ipv6 --tcp, the headers alone"),
-	CLI_OPTION("ipv6", NULL, opt_ipv6, "IPv6 instead of IPv4", NULL),
-	CLI_OPTION("tcp", NULL, opt_tcp, "TCP ACK segments instead of UDP", NULL),
-	CLI_OPTION("duration", "S", opt_duration, "seconds to run, fractions allowed", "5"),
+	CLI_CONST_FLAG("ipv6", struct gen_args, o.family, 6, "IPv6 instead of IPv4"),
+	CLI_CONST_FLAG("tcp", struct gen_args, o.proto, IPPROTO_TCP, "TCP ACK segments instead of UDP"),
+	CLI_SECONDS_OPTION("duration", "S", struct gen_args, o.duration_s, GEN_MAX_SECONDS,
+			   "seconds to run, fractions allowed", "5"),
 	CLI_OPTION("cpu", "N", opt_cpu, "CPU to generate on", "the one gen starts on"),
 	CLI_OPTION("dst-mac", "MAC", opt_dst_mac, "destination MAC", "ff:ff:ff:ff:ff:ff"),
 	CLI_FLAG("json", struct gen_args, as_json, "one JSON object instead of a line"),
 	{}
+};
+
+static const struct gen_args gen_start = {
+	.o = { .family = 4, .proto = IPPROTO_UDP, .flows = 1000,
+	       .elephant_share = TRAFFICGEN_DEFAULT_ELEPHANT_SHARE, .duration_s = 5, .cpu = -1 },
 };
 
 const struct cli_command gen_command = {
@@ -151,7 +119,8 @@ const struct cli_command gen_command = {
 		 "own MAC. Prints the frames sent, the seconds and the rate. IFACE's peer\n"
 		 "must take XDP frames: on a veth, load cpusteer (or turn GRO on) there.\n"
 		 "Ctrl-C stops early and reports what was sent.\n",
-	.groups = { { gen_options, 0 } },
+	.groups = { { gen_options, 0, CLI_GIVEN_AT(struct gen_args, given) } },
+	.start = &gen_start,
 	.run = cmd_gen,
 };
 
@@ -160,7 +129,7 @@ const struct cli_command gen_command = {
  */
 static int check_skew(struct gen_args *a)
 {
-	if (a->o.elephant_share && !a->o.elephants) {
+	if (cli_given(&gen_command, a, "elephant-share") && !a->o.elephants) {
 		log_err("bad --elephant-share: it applies with --elephants only");
 		return -EINVAL;
 	}
@@ -169,8 +138,6 @@ static int check_skew(struct gen_args *a)
 			a->o.elephants, a->o.flows);
 		return -EINVAL;
 	}
-	if (a->o.elephants && !a->o.elephant_share)
-		a->o.elephant_share = TRAFFICGEN_DEFAULT_ELEPHANT_SHARE;
 	return 0;
 }
 
@@ -237,10 +204,7 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 
 int cmd_gen(int argc, char **argv)
 {
-	struct gen_args a = {
-		.o = { .family = 4, .proto = IPPROTO_UDP, .flows = 1000, .duration_s = 5,
-		       .cpu = -1 },
-	};
+	struct gen_args a = gen_start;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct trafficgen_result r;
 	int operand, err;

@@ -35,7 +35,7 @@ struct exporter_opts {
 	bool listening;		/* --listen, or the default */
 	const char *textfile;
 	double interval;
-	bool interval_given;
+	__u64 given;		/* CLI_BIT(i) for exporter_options[i] given */
 	bool once;
 	bool no_tracepoints;
 };
@@ -189,30 +189,16 @@ static int opt_listen(void *opts, const char *arg)
 	return listen_addr_parse(&o->listen, arg);
 }
 
-static int opt_textfile(void *opts, const char *arg)
-{
-	((struct exporter_opts *)opts)->textfile = arg;
-	return 0;
-}
-
-static int opt_interval(void *opts, const char *arg)
-{
-	struct exporter_opts *o = opts;
-
-	o->interval_given = true;
-	return parse_seconds("--interval", arg, 3600, &o->interval);
-}
-
 static const struct cli_option exporter_options[] = {
 	CLI_OPTION("listen", "ADDR:PORT", opt_listen,
 		   "serve /metrics there; [ADDR]:PORT for IPv6",
 		   DEFAULT_LISTEN ", unless --textfile or --once"),
-	CLI_OPTION("textfile", "FILE", opt_textfile,
+	CLI_TEXT_OPTION("textfile", "FILE", struct exporter_opts, textfile,
 		   "write the metrics to FILE every --interval, replacing it\n"
 		   "whole (node_exporter's textfile collector); serves them\n"
 		   "too only with --listen", NULL),
-	CLI_OPTION("interval", "S", opt_interval, "seconds between two versions of --textfile",
-		   CLI_NUMBER(DEFAULT_INTERVAL)),
+	CLI_SECONDS_OPTION("interval", "S", struct exporter_opts, interval, 3600,
+			   "seconds between two versions of --textfile", CLI_NUMBER(DEFAULT_INTERVAL)),
 	CLI_FLAG("once", struct exporter_opts, once,
 		 "read the instances once, write --textfile (or stdout), exit"),
 	/* Their programs run at every cpumap bulk flush and kthread round
@@ -227,6 +213,8 @@ static const struct cli_option exporter_options[] = {
 	{}
 };
 
+static const struct exporter_opts exporter_start = { .interval = DEFAULT_INTERVAL };
+
 const struct cli_command exporter_command = {
 	.name = "exporter",
 	.summary = "serve every instance's counters to Prometheus",
@@ -239,13 +227,14 @@ const struct cli_command exporter_command = {
 		 "/sys/fs/bpf/cpusteer/ns<cookie>). Counters are exact counts: the steering\n"
 		 "program's since load, the cpumap and XDP error tracepoints' since the\n"
 		 "exporter first read the instance. Runs until Ctrl-C or SIGTERM.\n",
-	.groups = { { exporter_options, 0 } },
+	.groups = { { exporter_options, 0, CLI_GIVEN_AT(struct exporter_opts, given) } },
+	.start = &exporter_start,
 	.run = cmd_exporter,
 };
 
 int cmd_exporter(int argc, char **argv)
 {
-	struct exporter_opts o = { .interval = DEFAULT_INTERVAL };
+	struct exporter_opts o = exporter_start;
 	struct exporter x = { .file.dir = -1, .signals = -1 };
 	int operand, err;
 
@@ -256,7 +245,7 @@ int cmd_exporter(int argc, char **argv)
 		log_err("exporter: --once writes once and serves nothing: leave out --listen");
 		return EXIT_USAGE;
 	}
-	if (o.interval_given && (!o.textfile || o.once)) {
+	if (cli_given(&exporter_command, &o, "interval") && (!o.textfile || o.once)) {
 		log_err("exporter: --interval sets how often --textfile is written: it needs --textfile, without --once");
 		return EXIT_USAGE;
 	}

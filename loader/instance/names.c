@@ -75,16 +75,17 @@ const char *xdp_verdict_name(int verdict)
 	}
 }
 
+/* In the order --help and error messages list them. */
+const struct name_value hash_fn_names[] = {
+	{ .name = "multilinear", .value = CPUSTEER_HASH_MULTILINEAR },
+	{ .name = "siphash13", .value = CPUSTEER_HASH_SIPHASH13 },
+	{ .name = "nic", .value = CPUSTEER_HASH_NIC },
+	{}
+};
+
 const char *hash_fn_name(__u32 fn)
 {
-	switch (fn) {
-	case CPUSTEER_HASH_SIPHASH13:
-		return "siphash13";
-	case CPUSTEER_HASH_NIC:
-		return "nic";
-	default:
-		return "multilinear";
-	}
+	return name_of(hash_fn_names, fn, "multilinear");
 }
 
 const char *nic_hash_name(__u32 outcome)
@@ -98,23 +99,28 @@ const char *nic_hash_name(__u32 outcome)
 	return outcome < CPUSTEER_NIC_HASH_OUTCOMES ? names[outcome] : "unknown";
 }
 
+const struct name_value remote_action_names[] = {
+	{ .name = "none", .value = REMOTE_NONE },
+	{ .name = "pass", .value = REMOTE_PASS },
+	{ .name = "drop", .value = REMOTE_DROP },
+	{ .name = "redirect", .value = REMOTE_REDIRECT, .operand = ":IFACE" },
+	{}
+};
+
 const char *remote_action_name(enum remote_action remote)
 {
-	switch (remote) {
-	case REMOTE_PASS:
-		return "pass";
-	case REMOTE_DROP:
-		return "drop";
-	case REMOTE_REDIRECT:
-		return "redirect";
-	default:
-		return "none";
-	}
+	return name_of(remote_action_names, remote, "none");
 }
+
+const struct name_value xdp_mode_names[] = {
+	{ .name = "native", .value = XDP_MODE_NATIVE },
+	{ .name = "skb", .value = XDP_MODE_SKB },
+	{}
+};
 
 const char *xdp_mode_name(int mode)
 {
-	return mode == XDP_MODE_SKB ? "skb" : "native";
+	return name_of(xdp_mode_names, mode, "native");
 }
 
 const char *ip_proto_name(__u8 proto)

@@ -5,6 +5,7 @@
 
 #include "cpusteer.h"
 #include "instance.h"
+#include "name_table.h"
 
 const char *pass_reason_name(__u32 reason);
 const char *error_name(__u32 err);
@@ -17,9 +18,15 @@ const char *inner_fallback_name(__u32 why);
  */
 const char *nic_hash_name(__u32 outcome);
 const char *xdp_verdict_name(int verdict);
+/* The settings' spellings, one table each for the option that takes
+ * them and every output that shows them (name_table.h).
+ */
+extern const struct name_value hash_fn_names[];
+extern const struct name_value remote_action_names[];
+/* libxdp's enum xdp_attach_mode. */
+extern const struct name_value xdp_mode_names[];
 const char *hash_fn_name(__u32 fn);
 const char *remote_action_name(enum remote_action remote);
-/* libxdp's enum xdp_attach_mode, as the command line spells it. */
 const char *xdp_mode_name(int mode);
 const char *ip_proto_name(__u8 proto);
 

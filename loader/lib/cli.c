@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "ifname.h"
 #include "log.h"
 
 #define EXIT_USAGE 2
@@ -15,6 +16,7 @@
 #define SHOWN_LEN 128
 #define LINE_WIDTH 80
 #define WHERE_LEN 288		/* "FILE:LINE" as config_file.c shows it */
+#define GROUP_MAX_OPTIONS 64	/* the bits of a group's record of what was given */
 
 /* The built-in options every command takes, each also as its first
  * letter (-h, -v).
@@ -27,11 +29,24 @@ static const struct cli_option common_options[] = {
 
 /* Every declared option of `cmd` with where it parses to. */
 struct option_table {
-	const struct cli_option *opt[MAX_OPTIONS];
-	void *target[MAX_OPTIONS];
+	struct cli_slot slot[MAX_OPTIONS];
 	struct option longopts[MAX_OPTIONS + 4];
 	int n;
 };
+
+static struct cli_slot slot_of(const struct cli_group *g, const struct cli_option *o, void *opts)
+{
+	char *base = opts;
+
+	/* A declaration error, not a user's: the selftests parse every
+	 * command, so it cannot ship.
+	 */
+	if (o - g->options >= GROUP_MAX_OPTIONS)
+		abort();
+	return (struct cli_slot){ .o = o, .target = base + g->offset,
+				  .given = g->given ? (__u64 *)(base + g->given - 1) : NULL,
+				  .bit = o - g->options };
+}
 
 static void table_build(const struct cli_command *cmd, void *opts, struct option_table *t)
 {
@@ -42,14 +57,11 @@ static void table_build(const struct cli_command *cmd, void *opts, struct option
 	t->n = 0;
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			/* A declaration error, not a user's: the selftests
-			 * parse every command, so it cannot ship.
-			 */
 			if (t->n == MAX_OPTIONS)
-				abort();
-			t->opt[t->n] = o;
-			t->target[t->n] = opts ? (char *)opts + g->offset : NULL;
-			t->longopts[t->n] = (struct option){ o->name, o->arg ? required_argument : no_argument,
+				abort();	/* as in slot_of */
+			t->slot[t->n] = slot_of(g, o, opts);
+			t->longopts[t->n] = (struct option){ o->name,
+							     cli_takes_value(o) ? required_argument : no_argument,
 							     NULL, OPTION_ID_BASE + t->n };
 			t->n++;
 		}
@@ -144,15 +156,13 @@ void cli_origins_forget(void)
 
 static const char *origin(const struct cli_command *cmd, void *opts, const char *name)
 {
-	const struct cli_option *o;
+	struct cli_slot s;
 	const void *setting;
-	void *target;
 	int i;
 
-	o = cli_lookup(cmd, opts, name, &target);
-	if (!o)
+	if (!cli_lookup(cmd, opts, name, &s))
 		return NULL;
-	setting = cli_setting(o, target);
+	setting = cli_setting(&s);
 	for (i = 0; i < norigins; i++)
 		if (origins[i].setting == setting)
 			return origins[i].where[0] ? origins[i].where : NULL;
@@ -168,35 +178,145 @@ void cli_blame(const struct cli_command *cmd, void *opts, const char *name, cons
 	log_set_where(where);
 }
 
-const void *cli_setting(const struct cli_option *o, void *target)
+const void *cli_setting(const struct cli_slot *s)
 {
-	return o->sets ? (const void *)((char *)target + o->flag) : (const void *)o;
+	return s->o->kind == CLI_SWITCH ? (const void *)((char *)s->target + s->o->member)
+					: (const void *)s->o;
 }
 
-int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where)
+bool cli_takes_value(const struct cli_option *o)
 {
-	int err = 0;
+	return o->arg || o->names;
+}
 
-	if (o->parse)
-		err = o->parse(target, arg);
-	else if (o->sets)
-		*(enum cli_switch *)((char *)target + o->flag) = o->sets;
+const char *cli_value_shown(const struct cli_option *o, char *buf, size_t len)
+{
+	if (o->arg || !o->names)
+		return o->arg;
+	names_choices(o->names, buf, len);
+	return buf;
+}
+
+/* A whole number into the member's own width (the declaration checked it). */
+static void store_whole(void *at, size_t size, unsigned long long v)
+{
+	if (size == 1)
+		*(__u8 *)at = v;
+	else if (size == 4)
+		*(__u32 *)at = v;
 	else
-		*(bool *)((char *)target + o->flag) = true;
+		*(__u64 *)at = v;
+}
+
+static int parse_name(const char *what, const struct cli_option *o, const char *arg, void *at)
+{
+	int v;
+	int err = name_parse(what, o->names, arg, &v);
+
 	if (!err)
-		record_origin(cli_setting(o, target), where);
+		store_whole(at, o->size, (unsigned int)v);
 	return err;
 }
 
-int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where)
+static int parse_name_set(const char *what, const struct cli_option *o, const char *arg,
+			  unsigned int *bits)
 {
+	char list[256], *name, *save = NULL;
+	int v;
+
+	snprintf(list, sizeof(list), "%s", arg);
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (name_parse(what, o->names, name, &v))
+			return -EINVAL;
+		*bits |= 1u << v;
+	}
+	return 0;
+}
+
+static int parse_whole(const char *what, const struct cli_option *o, const char *arg, void *at)
+{
+	__u32 v;
+	int err = parse_u32(what, arg, o->min, o->max, &v);
+
+	if (!err)
+		store_whole(at, o->size, v);
+	return err;
+}
+
+/* The value of option `o` into its member of `target`. */
+static int parse_value(const struct cli_option *o, void *target, const char *arg)
+{
+	void *at = (char *)target + o->member;
+	char what[64];
+
+	snprintf(what, sizeof(what), "--%s", o->name);
+	if (o->what)
+		snprintf(what, sizeof(what), "%s", o->what);
+	switch (o->kind) {
+	case CLI_CALL:
+		return o->parse(target, arg);
+	case CLI_WHOLE:
+		return parse_whole(what, o, arg, at);
+	case CLI_SECONDS:
+		return parse_seconds(what, arg, o->max, at);
+	case CLI_FRACTION:
+		return parse_fraction(what, arg, o->max, at);
+	case CLI_IFACE:
+		if (ifname_check(arg))
+			return -EINVAL;
+		/* fall through */
+	case CLI_TEXT:
+		*(const char **)at = arg;
+		return 0;
+	case CLI_ENUM:
+		return parse_name(what, o, arg, at);
+	case CLI_NAME_SET:
+		return parse_name_set(what, o, arg, at);
+	case CLI_CPUS:
+		return cpuset_parse(at, arg);
+	case CLI_WEIGHTS:
+		cpu_weights_parse(at, arg);
+		return 0;
+	case CLI_CONST:
+		store_whole(at, o->size, o->min);
+		return 0;
+	case CLI_BOOL:
+		*(bool *)at = true;
+		return 0;
+	case CLI_SWITCH:
+		*(enum cli_switch *)at = o->sets;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void record_given(const struct cli_slot *s, const char *where)
+{
+	if (s->given)
+		*s->given |= CLI_BIT(s->bit);
+	record_origin(cli_setting(s), where);
+}
+
+int cli_apply(const struct cli_slot *s, const char *arg, const char *where)
+{
+	int err = parse_value(s->o, s->target, arg);
+
+	if (!err)
+		record_given(s, where);
+	return err;
+}
+
+int cli_apply_flag(const struct cli_slot *s, bool on, const char *where)
+{
+	void *at = (char *)s->target + s->o->member;
+
 	if (on)
-		return cli_apply(o, target, NULL, where);
-	if (o->sets)
-		*(enum cli_switch *)((char *)target + o->flag) = o->sets == CLI_ON ? CLI_OFF : CLI_ON;
-	else if (!o->parse)
-		*(bool *)((char *)target + o->flag) = false;
-	record_origin(cli_setting(o, target), where);
+		return cli_apply(s, NULL, where);
+	if (s->o->kind == CLI_SWITCH)
+		*(enum cli_switch *)at = s->o->sets == CLI_ON ? CLI_OFF : CLI_ON;
+	else if (s->o->kind == CLI_BOOL)
+		*(bool *)at = false;
+	record_given(s, where);
 	return 0;
 }
 
@@ -229,7 +349,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 			continue;
 		}
 		i = c - OPTION_ID_BASE;
-		err = cli_apply(t.opt[i], t.target[i], optarg, NULL);
+		err = cli_apply(&t.slot[i], optarg, NULL);
 		if (err)
 			return err < 0 ? err : -EINVAL;
 	}
@@ -239,18 +359,7 @@ int cli_parse(const struct cli_command *cmd, int argc, char **argv, void *opts, 
 	return err;
 }
 
-int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg)
-{
-	const struct cli_option *o;
-
-	for (o = options; o->name; o++)
-		if (!strcmp(o->name, name))
-			return cli_apply(o, opts, arg, NULL);
-	return -ENOENT;
-}
-
-const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
-				    void **target)
+bool cli_lookup(const struct cli_command *cmd, void *opts, const char *name, struct cli_slot *s)
 {
 	const struct cli_group *g;
 	const struct cli_option *o;
@@ -258,10 +367,40 @@ const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, c
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++)
 			if (!strcmp(o->name, name)) {
-				*target = (char *)opts + g->offset;
-				return o;
+				*s = slot_of(g, o, opts);
+				return true;
 			}
-	return NULL;
+	return false;
+}
+
+int cli_set_option(const struct cli_command *cmd, void *opts, const char *name, const char *arg)
+{
+	struct cli_slot s;
+
+	return cli_lookup(cmd, opts, name, &s) ? cli_apply(&s, arg, NULL) : -ENOENT;
+}
+
+bool cli_given(const struct cli_command *cmd, void *opts, const char *name)
+{
+	struct cli_slot s;
+
+	return cli_lookup(cmd, opts, name, &s) && s.given && (*s.given & CLI_BIT(s.bit));
+}
+
+void cli_keep_unset(const struct cli_command *cmd, void *opts, const void *from)
+{
+	const struct cli_group *g;
+	const struct cli_option *o;
+	struct cli_slot s;
+
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			s = slot_of(g, o, opts);
+			if (!s.given || (*s.given & CLI_BIT(s.bit)) || !o->size || !cli_takes_value(o))
+				continue;
+			memcpy((char *)s.target + o->member,
+			       (const char *)from + g->offset + o->member, o->size);
+		}
 }
 
 int cli_exit_status(int parsed)
@@ -285,12 +424,13 @@ const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char
 
 static void print_option(const struct cli_option *o, const char *shorthand, FILE *f)
 {
-	const char *line, *end;
-	char left[64];
+	const char *line, *end, *value;
+	char left[64], choices[SHOWN_LEN];
 	int width;
 
-	width = snprintf(left, sizeof(left), "%s--%s%s%s", shorthand, o->name, o->arg ? " " : "",
-			 o->arg ? o->arg : "");
+	value = cli_value_shown(o, choices, sizeof(choices));
+	width = snprintf(left, sizeof(left), "%s--%s%s%s", shorthand, o->name, value ? " " : "",
+			 value ? value : "");
 	/* A name a little too long for the column pushes its help along the
 	 * line; a much longer one gets the help on the next line.
 	 */
@@ -377,6 +517,8 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 {
 	const struct cli_group *g;
 	const struct cli_option *o;
+	char choices[SHOWN_LEN];
+	const char *value;
 
 	fputs(".B cpusteer ", f);
 	roff_text(cmd->name, f);
@@ -391,12 +533,13 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 		for (o = g->options; o->name; o++) {
 			fputs(".RB [ \\-\\-", f);
 			roff_text(o->name, f);
-			if (!o->arg) {
+			value = cli_value_shown(o, choices, sizeof(choices));
+			if (!value) {
 				fputs(" ]\n", f);
 				continue;
 			}
 			fputs("\n.IR ", f);
-			roff_text(o->arg, f);
+			roff_text(value, f);
 			fputs(" ]\n", f);
 		}
 }

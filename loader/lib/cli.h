@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "cpuset.h"
+#include "name_table.h"
 
 /* A flag's state: which of its two forms (--X, --no-X) was given last, on
  * the command line or in a file, or neither. The command turns it into a
@@ -28,38 +30,129 @@ static inline bool cli_switch_on(enum cli_switch s, bool otherwise)
 	return s == CLI_UNSET ? otherwise : s == CLI_ON;
 }
 
-/* One option. `parse` gets the command's option struct (moved by the
- * group's offset) and the value, NULL for a flag; it returns 0, or a
- * negative errno after printing one line that says why the value is bad.
- * A flag without a parser writes at offset `flag` of that struct: the
- * state `sets` of a switch, or, with `sets` CLI_UNSET, true to a bool.
+/* What an option's value is, and so how cli.c parses it into the member
+ * the option writes (`member`, `size` bytes at that offset of the
+ * group's struct). Each kind prints one line naming the option when the
+ * value is bad.
+ */
+enum cli_kind {
+	CLI_CALL,	/* `parse` does it: a value no kind describes */
+	CLI_WHOLE,	/* a whole number from `min` to `max` (4 or 8 bytes) */
+	CLI_SECONDS,	/* a double: seconds above 0, at most `max` */
+	CLI_FRACTION,	/* a double: a fraction above 0, at most `max` */
+	CLI_TEXT,	/* the value itself, kept as a const char * */
+	CLI_IFACE,	/* an interface name, checked, kept as a const char * */
+	CLI_ENUM,	/* an int: the value `names` gives the word */
+	CLI_NAME_SET,	/* names of `names`, comma-separated or repeated: bit
+			 * 1 << value of an unsigned int each */
+	CLI_CPUS,	/* a CPU list into a struct cpuset */
+	CLI_WEIGHTS,	/* a list of weights into a struct cpu_weights */
+	CLI_CONST,	/* a flag that writes `min` */
+	CLI_BOOL,	/* a flag that writes true to a bool */
+	CLI_SWITCH,	/* one form of a switch: writes `sets` */
+};
+
+/* One option. `parse` (CLI_CALL) gets the command's option struct (moved
+ * by the group's offset) and the value; it returns 0, or a negative errno
+ * after printing one line that says why the value is bad.
  */
 struct cli_option {
 	const char *name;	/* long name, without the dashes */
-	const char *arg;	/* the value as shown ("LIST"); NULL for a flag */
+	/* The value as shown ("LIST"); NULL for a flag, and for an option
+	 * with `names`, whose words are shown ("on|off").
+	 */
+	const char *arg;
+	enum cli_kind kind;
 	int (*parse)(void *opts, const char *arg);
 	const char *help;	/* '\n' continues it under the help column */
 	const char *def;	/* the default as shown, or NULL */
-	size_t flag;
+	size_t member;		/* what the option writes, */
+	size_t size;		/* and how many bytes; 0 for CLI_CALL: its own */
 	enum cli_switch sets;
+	/* How error messages name the value ("bucket count"); NULL: --NAME. */
+	const char *what;
+	__u32 min;
+	double max;
+	const struct name_value *names;	/* CLI_ENUM's words, or a CLI_CALL's */
 };
+
+/* The offset of member `m_` of `type_`, refused at compile time unless
+ * the member passes `ok_`, a test of its size: a kind writes exactly the
+ * bytes of the member it names.
+ */
+#define CLI_AT_(type_, m_, ok_) \
+	(offsetof(type_, m_) + 0 * sizeof(char[(ok_) ? 1 : -1]))
+#define CLI_SIZE_(type_, m_) sizeof(((type_ *)0)->m_)
+#define CLI_SIZED_(type_, m_, n_) \
+	.member = CLI_AT_(type_, m_, CLI_SIZE_(type_, m_) == (n_)), .size = (n_)
+
+/* What an option with a callback writes, for set's merge (cli_keep_unset):
+ * the members from first_ to last_.
+ */
+#define CLI_SPAN(type_, first_, last_) \
+	.member = offsetof(type_, first_), \
+	.size = offsetof(type_, last_) + CLI_SIZE_(type_, last_) - offsetof(type_, first_)
 
 #define CLI_OPTION(name_, arg_, parse_, help_, def_) \
 	{ .name = (name_), .arg = (arg_), .parse = (parse_), .help = (help_), .def = (def_) }
+/* A whole number from min_ to max_ into a 4- or 8-byte member. */
+#define CLI_WHOLE_OPTION(name_, arg_, type_, member_, min_, max_, help_, def_, ...)          \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_WHOLE, .help = (help_), .def = (def_), \
+	  .member = CLI_AT_(type_, member_, CLI_SIZE_(type_, member_) == 4 ||                 \
+					   CLI_SIZE_(type_, member_) == 8),                   \
+	  .size = CLI_SIZE_(type_, member_), .min = (min_), .max = (max_), __VA_ARGS__ }
+#define CLI_SECONDS_OPTION(name_, arg_, type_, member_, max_, help_, def_, ...)                \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_SECONDS, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(double)), .max = (max_), __VA_ARGS__ }
+#define CLI_FRACTION_OPTION(name_, arg_, type_, member_, max_, help_, def_)                     \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_FRACTION, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(double)), .max = (max_) }
+#define CLI_TEXT_OPTION(name_, arg_, type_, member_, help_, def_)                           \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_TEXT, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(const char *)) }
+#define CLI_IFACE_OPTION(name_, arg_, type_, member_, help_, def_)                           \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_IFACE, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(const char *)) }
+#define CLI_ENUM_OPTION(name_, names_, type_, member_, help_, def_, ...)                     \
+	{ .name = (name_), .names = (names_), .kind = CLI_ENUM, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(int)), __VA_ARGS__ }
+#define CLI_NAME_SET_OPTION(name_, arg_, names_, type_, member_, help_, def_)                      \
+	{ .name = (name_), .arg = (arg_), .names = (names_), .kind = CLI_NAME_SET, .help = (help_), \
+	  .def = (def_), CLI_SIZED_(type_, member_, sizeof(unsigned int)) }
+#define CLI_CPUS_OPTION(name_, arg_, type_, member_, help_, def_)                           \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_CPUS, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(struct cpuset)) }
+#define CLI_WEIGHTS_OPTION(name_, arg_, type_, member_, help_, def_)                           \
+	{ .name = (name_), .arg = (arg_), .kind = CLI_WEIGHTS, .help = (help_), .def = (def_), \
+	  CLI_SIZED_(type_, member_, sizeof(struct cpu_weights)) }
+/* A flag that writes `value_` into a 1- or 4-byte member. */
+#define CLI_CONST_FLAG(name_, type_, member_, value_, help_)                               \
+	{ .name = (name_), .kind = CLI_CONST, .help = (help_),                             \
+	  .member = CLI_AT_(type_, member_, CLI_SIZE_(type_, member_) == 1 ||              \
+					   CLI_SIZE_(type_, member_) == 4),                \
+	  .size = CLI_SIZE_(type_, member_), .min = (value_) }
 /* A flag that only sets a bool member of the group's struct, for commands
  * that read no file: nothing there can give it first, so it needs no
  * --no- form.
  */
 #define CLI_FLAG(name_, type_, member_, help_) \
-	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_) }
+	{ .name = (name_), .kind = CLI_BOOL, .help = (help_), CLI_SIZED_(type_, member_, sizeof(bool)) }
 /* The two forms of a switch (an enum cli_switch member): every flag of a
  * command that reads a --config file is one, with both forms declared,
  * so that the command line can undo what the file says.
  */
-#define CLI_SWITCH_ON(name_, type_, member_, help_) \
-	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_), .sets = CLI_ON }
-#define CLI_SWITCH_OFF(name_, type_, member_, help_) \
-	{ .name = (name_), .help = (help_), .flag = offsetof(type_, member_), .sets = CLI_OFF }
+#define CLI_SWITCH_ON(name_, type_, member_, help_)                           \
+	{ .name = (name_), .kind = CLI_SWITCH, .help = (help_),               \
+	  CLI_SIZED_(type_, member_, sizeof(enum cli_switch)), .sets = CLI_ON }
+#define CLI_SWITCH_OFF(name_, type_, member_, help_)                          \
+	{ .name = (name_), .kind = CLI_SWITCH, .help = (help_),               \
+	  CLI_SIZED_(type_, member_, sizeof(enum cli_switch)), .sets = CLI_OFF }
+
+/* Whether the option takes a value; and that value as --help shows it,
+ * in `buf` when it is made from the option's names.
+ */
+bool cli_takes_value(const struct cli_option *o);
+const char *cli_value_shown(const struct cli_option *o, char *buf, size_t len);
 
 /* Options shared by several commands are declared once as a group and
  * parse into a member of each command's own option struct.
@@ -67,9 +160,28 @@ struct cli_option {
 struct cli_group {
 	const struct cli_option *options;	/* ended by an entry without name */
 	size_t offset;				/* of that member */
+	/* Where in the command's option struct a __u64 records which of the
+	 * group's options were given, bit i for options[i] (CLI_BIT), as
+	 * CLI_GIVEN_AT puts it; 0 for a group whose command need not know.
+	 */
+	size_t given;
 };
 
-#define CLI_MAX_GROUPS 4
+#define CLI_GIVEN_AT(type_, m_) (CLI_AT_(type_, m_, CLI_SIZE_(type_, m_) == sizeof(__u64)) + 1)
+#define CLI_BIT(i_) (1ull << (i_))
+
+/* One option of a command, as the parser reaches it. */
+struct cli_slot {
+	const struct cli_option *o;
+	void *target;		/* the group's struct */
+	__u64 *given;		/* the group's record of what was given, or NULL */
+	unsigned int bit;
+};
+
+/* load has four groups: one entry more, so that every list ends with a
+ * NULL group, which the walks over it stop at.
+ */
+#define CLI_MAX_GROUPS 5
 
 struct cli_command {
 	const char *name;
@@ -81,6 +193,11 @@ struct cli_command {
 	const char *about;		/* what the command does, for --help */
 	const char *details;		/* after the option list, or NULL */
 	struct cli_group groups[CLI_MAX_GROUPS];	/* ended by a NULL group */
+	/* The option struct the command starts from, before any option is
+	 * applied: the defaults its --help shows are these values, which
+	 * test_cli holds them to.
+	 */
+	const void *start;
 	/* A second form of the command, chosen by its `selector` flag
 	 * anywhere before "--", with options of its own (bench --program,
 	 * whose --json takes no file).
@@ -114,31 +231,40 @@ int cli_exit_status(int parsed);
  */
 const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char **argv);
 
-/* Applies the option `name` of `options` to `opts` as if the command line
- * gave it, for callers without one (the selftests). Returns what its
- * parser returns, or -ENOENT when there is no such option.
+/* The option `name` among all of cmd's groups, with where in `opts` it
+ * parses to; false when the command has no such option.
  */
-int cli_set_option(const struct cli_option *options, void *opts, const char *name, const char *arg);
-
-/* The option `name` among all of cmd's groups, with where in `opts` its
- * group parses to; NULL when the command has no such option.
+bool cli_lookup(const struct cli_command *cmd, void *opts, const char *name, struct cli_slot *s);
+/* Applies one option as the command line would: `arg` is its value, NULL
+ * for a flag. `where` is the "FILE:LINE" it was written at, NULL for the
+ * command line (see cli_blame).
  */
-const struct cli_option *cli_lookup(const struct cli_command *cmd, void *opts, const char *name,
-				    void **target);
-/* Applies one option to its group's target as the command line would:
- * `arg` is its value, NULL for a flag. `where` is the "FILE:LINE" it was
- * written at, NULL for the command line (see cli_blame).
- */
-int cli_apply(const struct cli_option *o, void *target, const char *arg, const char *where);
+int cli_apply(const struct cli_slot *s, const char *arg, const char *where);
 /* A flag given as yes (`on`) or no, as a file gives it: no to a switch
  * gives its other form.
  */
-int cli_apply_flag(const struct cli_option *o, void *target, bool on, const char *where);
+int cli_apply_flag(const struct cli_slot *s, bool on, const char *where);
+/* cli_lookup, then cli_apply, for callers without a command line (the
+ * selftests); -ENOENT when there is no such option.
+ */
+int cli_set_option(const struct cli_command *cmd, void *opts, const char *name, const char *arg);
 
 /* What an option sets, the same for both forms of a switch: an option
  * "given twice" is a setting given twice.
  */
-const void *cli_setting(const struct cli_option *o, void *target);
+const void *cli_setting(const struct cli_slot *s);
+
+/* Whether option `name` of `cmd` was given, on the command line or in a
+ * file, to `opts`.
+ */
+bool cli_given(const struct cli_command *cmd, void *opts, const char *name);
+
+/* Keeps the values of `from` (a struct like `opts`) for every option of
+ * `cmd` that was not given and that holds a value (flags excepted: a
+ * switch keeps its own "unset"): what `set` does with the running
+ * configuration.
+ */
+void cli_keep_unset(const struct cli_command *cmd, void *opts, const void *from);
 
 /* Until log_set_where(NULL), messages start with the "FILE:LINE" where
  * option `name` of `cmd` got the value it holds, when a file gave it

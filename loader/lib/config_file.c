@@ -160,17 +160,16 @@ static bool next_line(char **text, char *end, struct config_line *line)
 	return true;
 }
 
-static int apply_flag(const struct cli_option *o, void *target, const struct config_line *line,
-		      const char *where)
+static int apply_flag(const struct cli_slot *s, const struct config_line *line, const char *where)
 {
 	char shown[64];
 
 	if (!strcmp(line->value, "yes") || !strcmp(line->value, "true"))
-		return cli_apply_flag(o, target, true, where);
+		return cli_apply_flag(s, true, where);
 	if (!strcmp(line->value, "no") || !strcmp(line->value, "false"))
-		return cli_apply_flag(o, target, false, where);
+		return cli_apply_flag(s, false, where);
 	log_printable(line->value, shown, sizeof(shown));
-	log_err("bad %s '%s': expected yes or no", o->name, shown);
+	log_err("bad %s '%s': expected yes or no", s->o->name, shown);
 	return -EINVAL;
 }
 
@@ -188,10 +187,10 @@ struct given {
 static int apply_line(const struct cli_command *cmd, void *opts, const struct config_line *line,
 		      const char *where, struct given *given)
 {
+	char shown[64], choices[128];
 	const struct cli_option *o;
 	const void *setting;
-	char shown[64];
-	void *target;
+	struct cli_slot s;
 	int i;
 
 	log_printable(line->key, shown, sizeof(shown));
@@ -203,13 +202,13 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 		log_err("'%s' cannot be given in a file: one file cannot name another", shown);
 		return -EINVAL;
 	}
-	o = cli_lookup(cmd, opts, line->key, &target);
-	if (!o) {
+	if (!cli_lookup(cmd, opts, line->key, &s)) {
 		log_err("unknown key '%s': cpusteer %s has no option --%s (cpusteer %s --help)",
 			shown, cmd->name, shown, cmd->name);
 		return -EINVAL;
 	}
-	setting = cli_setting(o, target);
+	o = s.o;
+	setting = cli_setting(&s);
 	for (i = 0; i < given->n; i++) {
 		if (given->setting[i] != setting)
 			continue;
@@ -227,13 +226,13 @@ static int apply_line(const struct cli_command *cmd, void *opts, const struct co
 	given->setting[given->n] = setting;
 	given->option[given->n] = o;
 	given->line[given->n++] = line->number;
-	if (!o->arg)
-		return apply_flag(o, target, line, where);
+	if (!cli_takes_value(o))
+		return apply_flag(&s, line, where);
 	if (!*line->value) {
-		log_err("'%s' needs a value: %s", shown, o->arg);
+		log_err("'%s' needs a value: %s", shown, cli_value_shown(o, choices, sizeof(choices)));
 		return -EINVAL;
 	}
-	return cli_apply(o, target, line->value, where);
+	return cli_apply(&s, line->value, where);
 }
 
 int config_text_apply(char *text, size_t len, const char *shown, const struct cli_command *cmd,

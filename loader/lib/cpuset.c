@@ -98,30 +98,42 @@ int cpuset_parse(struct cpuset *set, const char *list)
 	return 0;
 }
 
-int cpuset_parse_weights(struct cpuset *set, const char *list)
+void cpu_weights_parse(struct cpu_weights *w, const char *list)
 {
 	const char *p = list;
-	unsigned long w, total = 0;
-	__u32 i = 0;
+	unsigned long weight;
 	char *end;
 
+	memset(w, 0, sizeof(*w));
+	w->list = list;
 	while (*p) {
-		if (i == set->n || parse_uint(p, &end, 1000000, &w) || next_item(&p, end))
-			goto bad;
-		set->weight[i++] = w;
-		total += w;
+		if (w->n == CPUSTEER_MAX_CPUS || parse_uint(p, &end, 1000000, &weight) ||
+		    next_item(&p, end)) {
+			w->malformed = true;
+			return;
+		}
+		w->weight[w->n++] = weight;
 	}
-	if (i != set->n)
-		goto bad;
-	if (!total) {
-		log_err("bad weights '%s': every weight is 0, so no CPU would get a bucket", list);
+}
+
+int cpuset_weigh(struct cpuset *set, const struct cpu_weights *w)
+{
+	unsigned long total = 0;
+	__u32 i;
+
+	if (w->malformed || w->n != set->n) {
+		log_err("bad weights '%s': expected %u comma-separated numbers (0 to 1000000), one per CPU in --cpus",
+			w->list, set->n);
 		return -EINVAL;
 	}
+	for (i = 0; i < w->n; i++)
+		total += w->weight[i];
+	if (!total) {
+		log_err("bad weights '%s': every weight is 0, so no CPU would get a bucket", w->list);
+		return -EINVAL;
+	}
+	memcpy(set->weight, w->weight, w->n * sizeof(w->weight[0]));
 	return 0;
-bad:
-	log_err("bad weights '%s': expected %u comma-separated numbers (0 to 1000000), one per CPU in --cpus",
-		list, set->n);
-	return -EINVAL;
 }
 
 bool cpuset_contains(const struct cpuset *set, __u32 cpu)

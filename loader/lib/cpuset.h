@@ -27,6 +27,17 @@ struct cpuset {
 	__u32 weight[CPUSTEER_MAX_CPUS];	/* parallel to cpu[]; default 1 */
 };
 
+/* --weights as given, parsed once; they fit a CPU list only when it is
+ * known (cpuset_weigh), so a list of the wrong form is refused there too,
+ * with the count it should have had.
+ */
+struct cpu_weights {
+	__u32 n;
+	__u32 weight[CPUSTEER_MAX_CPUS];
+	bool malformed;		/* not n comma-separated numbers (0 to 1000000) */
+	const char *list;	/* as given, for the message */
+};
+
 struct cpu_bitmap {
 	__u32 nbits;			/* bits held: the highest CPU + 1 */
 	unsigned long *words;
@@ -45,7 +56,10 @@ struct cpu_machine {
  * checked by cpuset_check.
  */
 int cpuset_parse(struct cpuset *set, const char *list);
-int cpuset_parse_weights(struct cpuset *set, const char *list);
+/* Never refuses: cpuset_weigh says what is wrong, knowing the CPUs. */
+void cpu_weights_parse(struct cpu_weights *w, const char *list);
+/* The weights, one per CPU of `set` in its order, into `set`. */
+int cpuset_weigh(struct cpuset *set, const struct cpu_weights *w);
 bool cpuset_contains(const struct cpuset *set, __u32 cpu);
 /* "0-3,6" form, for status output. */
 void cpuset_format(const struct cpuset *set, char *buf, size_t len);
