@@ -33,11 +33,31 @@ for c in "$TU_TOP"/selftests/test_steer_*.c "$TU_TOP"/selftests/test_hash_distri
 	[ -e "$c" ] && program_tests+=("$(basename "$c" .c)")
 done
 
+# Starts tree OUT from the main build's loader objects that take no
+# skeleton: none of them depends on the BPF compiler, and compiling them
+# again took most of this file's time. Each comes with its dependency file,
+# its paths moved into OUT, so make still rebuilds one whose sources are
+# newer; what includes a skeleton is compiled in OUT, against OUT's
+# objects. Objects OUT already has are left alone.
+seed_tree() {	# OUT
+	local out=$1 o d
+
+	(cd "$TU_TOP" && find build/loader -name '*.o') | while read -r o; do
+		d=${o%.o}.d
+		[ -e "$TU_TOP/$d" ] && ! grep -q '\.skel\.h' "$TU_TOP/$d" || continue
+		[ -e "$TU_TOP/$out/${o#build/}" ] && continue
+		mkdir -p "$TU_TOP/$out/$(dirname "${o#build/}")" &&
+			sed -E "s#(^| )build/#\1$out/#g" "$TU_TOP/$d" >"$TU_TOP/$out/${d#build/}" &&
+			cp -p "$TU_TOP/$o" "$TU_TOP/$out/${o#build/}"
+	done
+}
+
 # Builds (or brings up to date) the loader and the program tests with
 # COMPILER's BPF objects in build/COMPILER.
 build_tree() {	# COMPILER LOG
 	local out=build/$1 t targets=()
 
+	seed_tree "$out"
 	for t in "${program_tests[@]}"; do
 		targets+=("$out/selftests/$t")
 	done
