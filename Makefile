@@ -144,8 +144,12 @@ $(OUT)/selftests/tools/%: selftests/tools/%.c Makefile | $(OUT)/selftests/tools
 
 include $(wildcard $(DEPS))
 
+# The build before a test run takes every CPU, unless make was given its
+# own -j (the jobserver then shares them).
+BUILD_JOBS := $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc))
+
 test: setup
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	$(Q)selftests/run.sh
 
 setup:
@@ -163,7 +167,7 @@ $(OUT)/kernels/guest_init: selftests/kernels/guest_init.c
 # made here because compiling under emulation takes many minutes.
 test-kernels:
 	$(Q)scripts/setup.sh --kernels $(if $(KERNEL),,$(OUT)/kernels/debs)
-	$(Q)$(MAKE) --no-print-directory all $(OUT)/kernels/guest_init
+	$(Q)$(MAKE) --no-print-directory $(BUILD_JOBS) all $(OUT)/kernels/guest_init
 	$(Q)selftests/test_compilers.sh --build
 	$(Q)selftests/kernels/run.sh
 
