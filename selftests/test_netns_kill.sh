@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cpusteer killed at any moment leaves a state that `status` explains and
 # `unload` removes, and the device gets back its settings from before the
-# load. 20 rounds each of kill -9 and of SIGINT, after a random delay, of
+# load. 14 rounds each of kill -9 and of SIGINT, after a random delay, of
 # `load` (with device settings, so there is something to restore), `set`
 # (CPUs 0-1 <-> 0, buckets 512 <-> 1024, plus a device setting) and
 # `unload`; then the same at fixed points with strace fault injection
@@ -48,7 +48,7 @@
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
-ROUNDS=20
+ROUNDS=14
 K_LOAD=netns_kill9_load
 K_SET=netns_kill9_set
 K_UNLOAD=netns_kill9_unload
