@@ -67,15 +67,22 @@ bg_b() {
 	_bg_pids+=("$BG_PID")
 }
 
-# Whether process PID has its own SIGINT handler by now (SigCgt, bit 1).
-# A non-interactive shell starts background jobs with SIGINT ignored, so a
+# Whether signal number SIGNAL is in process PID's signal set FIELD of
+# /proc/PID/status (SigBlk blocked, SigCgt caught), a hex mask whose bit
+# N-1 is signal N.
+signal_in_set() {	# PID FIELD SIGNAL
+	local mask
+
+	mask=$(awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null)
+	[ -n "$mask" ] && (((16#$mask >> ($3 - 1)) & 1))
+}
+
+# Whether process PID has its own SIGINT handler by now. A
+# non-interactive shell starts background jobs with SIGINT ignored, so a
 # signal sent before the handler is installed is lost: under emulation a
 # process can take seconds to get there.
 catches_sigint() {	# PID
-	local mask
-
-	mask=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null)
-	[ -n "$mask" ] && (((16#$mask >> 1) & 1))
+	signal_in_set "$1" SigCgt 2
 }
 
 # Waits until FILE has a line "ready" (a udp_flows receiver bound all its

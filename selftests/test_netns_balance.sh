@@ -49,11 +49,7 @@ lines_at_least() {	# FILE N
 # Whether process PID is cpusteer by now (env and nsenter exec it: the
 # shell may block signals around the fork) and blocks SIGINT (2, bit 1).
 blocks_sigint() {	# PID
-	local mask
-
-	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = cpusteer ] || return 1
-	mask=$(awk '$1 == "SigBlk:" { print $2 }' "/proc/$1/status" 2>/dev/null)
-	[ -n "$mask" ] && (((16#$mask >> 1) & 1))
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = cpusteer ] && signal_in_set "$1" SigBlk 2
 }
 
 # cpusteer in B in the background with every signal at its default (a
