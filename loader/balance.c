@@ -17,6 +17,7 @@
 #include <time.h>
 #include <sys/file.h>
 #include "bucket_balance.h"
+#include "change.h"
 #include "commands.h"
 #include "elsewhere.h"
 #include "instance.h"
@@ -26,7 +27,6 @@
 #include "log.h"
 #include "options.h"
 #include "pin_tree.h"
-#include "set.h"
 #include "stats_math.h"
 
 #define DEFAULT_THRESHOLD 0.1
@@ -252,7 +252,7 @@ static int plan_and_apply(struct balance_ctx *c, struct step_result *r)
 	r->quiet = c->plan.total < c->min_packets;
 	if (r->quiet || !c->plan.nmoves || c->dry_run)
 		return 0;
-	err = set_table_locked(&c->dir, &c->in, c->new_table, nbuckets);
+	err = change_table(&c->dir, &c->in, c->new_table, nbuckets);
 	r->applied = !err;
 	return err;
 }

@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpusteer load: everything is checked first; then, holding the
- * instance's lock with signals deferred, the programs are loaded and
- * every map filled, the record of what is about to change is pinned with
- * them, and only then is the program attached and the device changed (a
- * program that libxdp loads into its dispatcher as it attaches is pinned,
- * and its id recorded, right after the attach). A
- * failure at any step undoes the steps before it, so bad input leaves the
- * interface, its settings and /sys/fs/bpf as they were; a kill at any
- * step leaves pins that say what happened (cpusteer status) and that
- * cpusteer unload removes.
+ * instance's lock with signals deferred, the change protocol (change.h)
+ * makes the instance. A failure at any step undoes the steps before it,
+ * so bad input leaves the interface, its settings and /sys/fs/bpf as they
+ * were; a kill at any step leaves pins that say what happened (cpusteer
+ * status) and that cpusteer unload removes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <xdp/libxdp.h>
-#include "attached_prog.h"
+#include "change.h"
 #include "commands.h"
 #include "device.h"
 #include "kernel_features.h"
@@ -22,7 +18,6 @@
 #include "lock.h"
 #include "log.h"
 #include "names.h"
-#include "instance_state.h"
 
 static void print_loaded(const struct load_opts *lo, const struct instance_dir *d,
 			 const struct cpusteer_instance_state *st, enum attach_path path)
@@ -90,101 +85,20 @@ static int check_not_loaded(struct instance_dir *d)
 	return -EEXIST;
 }
 
-/* The record of the instance as it is about to be: phase LOADING, and the
- * device's values from before any change.
- */
-static int record(struct load_opts *lo, const struct instance_dir *d, int ifindex,
-		  struct steer_instance *in, struct cpusteer_instance_state *st,
-		  struct device_settings *saved)
-{
-	state_init(st, d, ifindex);
-	st->xdp_mode = lo->xdp_mode;
-	st->notouch = lo->notouch;
-	st->prog_id = prog_id_of_fd(in->steer_prog);
-	device_hwaddr(lo->ifname, st->hwaddr);
-	st->kernel_features = kernel_features_probe();
-	state_set_config(st, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
-	if (lo->dev.mask)
-		device_save(lo->ifname, lo->dev.mask, saved);
-	state_set_saved(st, saved);
-	return instance_write_state(in, st);
-}
-
-/* The program libxdp loaded into its dispatcher has an id only now. Until
- * the record has it, unload finds the program by its name.
- */
-static int record_prog(struct steer_instance *in, const struct instance_dir *d,
-		       struct cpusteer_instance_state *st)
-{
-	int err;
-
-	st->prog_id = prog_id_of_fd(in->steer_prog);
-	err = st->prog_id ? instance_write_state(in, st) : -ENOENT;
-	return err ? err : instance_pin_prog(in, d->fd);
-}
-
+/* What load_opts asks for, as the change protocol takes it. */
 static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex)
 {
-	struct cpusteer_instance_state st;
-	struct device_settings saved = {};
-	struct steer_instance in;
-	int err;
-
-	bool nic = lo->steer.cfg.hash_fn == CPUSTEER_HASH_NIC;
-	struct attach_opts ao = {
-		.notouch = lo->notouch,
-		/* libxdp's dispatcher loads its programs unbound (1.3): a
-		 * program bound to the device can only be attached alone.
-		 */
-		.path = nic ? ATTACH_SINGLE : instance_attach_path(),
-		.count_buckets = lo->bucket_stats ? lo->steer.cfg.nbuckets : 0,
-		.nic_ifindex = nic ? ifindex : 0,
+	struct change_load l = {
+		.ifname = lo->ifname, .ifindex = ifindex,
+		.cpus = &lo->steer.cpus, .cfg = &lo->steer.cfg, .cm = &lo->cm,
+		.dev = &lo->dev, .xdp_mode = lo->xdp_mode, .notouch = lo->notouch,
 	};
+	struct cpusteer_instance_state st;
+	enum attach_path path;
+	int err = change_load(d, &l, &st, &path);
 
-	err = instance_open_to_attach(&in, &ao);
-	if (err) {
-		instance_dir_remove(d);
-		return err;
-	}
-	err = instance_configure(&in, &lo->steer.cpus, &lo->steer.cfg, &lo->cm);
 	if (!err)
-		err = record(lo, d, ifindex, &in, &st, &saved);
-	if (!err)
-		err = instance_pin(&in, d->fd);
-	if (!err)
-		err = bpffs_check_libxdp_dir();
-	if (!err)
-		err = instance_attach(&in, d->shown, ifindex, lo->xdp_mode);
-	if (err)
-		goto out_unpin;
-	if (!st.prog_id) {
-		err = record_prog(&in, d, &st);
-		if (err)
-			goto out_detach;
-	}
-	if (lo->dev.mask) {
-		/* Undoes its own changes when it fails. */
-		err = device_apply(lo->ifname, &lo->dev, &saved);
-		if (err)
-			goto out_detach;
-	}
-	state_set_saved(&st, &saved);
-	state_set_applied(&st, &lo->dev);
-	state_enter(&st, CPUSTEER_PHASE_READY);
-	err = instance_write_state(&in, &st);
-	if (err)
-		goto out_restore;
-	print_loaded(lo, d, &st, in.path);
-	instance_close(&in);
-	return 0;
-
-out_restore:
-	device_restore(lo->ifname, &saved);
-out_detach:
-	instance_detach(&in);
-out_unpin:
-	instance_close(&in);
-	instance_dir_remove(d);
+		print_loaded(lo, d, &st, path);
 	return err;
 }
 

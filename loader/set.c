@@ -1,43 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cpusteer set: changes a running instance in place, all or nothing.
  * Only the options given change. Holding the instance's lock with signals
- * deferred, it records the configuration it is moving to (and the
- * device's values before any new change) first, then brings the maps
- * there, then the device; when a step fails, the maps and the device go
- * back to where they were. A kill in between leaves the record in phase
- * SETTING: the next set (with no options, or any) finishes the move, and
- * unload still restores every recorded setting.
+ * deferred, it lays the options given over the recorded configuration,
+ * checks the result, plans the new bucket table, and hands the move to
+ * the change protocol (change.h): when a step fails, the maps and the
+ * device go back to where they were. A kill in between leaves the record
+ * in phase SETTING: the next set (with no options, or any) finishes the
+ * move, and unload still restores every recorded setting.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "change.h"
 #include "commands.h"
 #include "elsewhere.h"
 #include "indirection.h"
 #include "load_opts.h"
 #include "lock.h"
 #include "log.h"
-#include "instance_health.h"
-#include "instance_state.h"
-#include "set.h"
-
-/* A configuration of the maps: the recorded one a set starts from, the
- * one the packets see now, or the one it moves to.
- */
-struct change {
-	struct cpuset cpus;
-	struct cpusteer_config cfg;
-	struct cpumap_opts cm;
-	__u32 *table;		/* cfg.nbuckets entries */
-};
 
 /* Starts from the recorded configuration and lays the given options over
  * it, then checks the result as load would, except that CPUs the instance
  * already uses may have gone offline since: `set --cpus` with the others
  * must still work.
  */
-static int merge(struct load_opts *lo, const struct change *cur)
+static int merge(struct load_opts *lo, const struct instance_config *cur)
 {
 	struct load_opts running = { 0 };
 	struct steer_opts *o = &lo->steer;
@@ -60,60 +48,6 @@ static int merge(struct load_opts *lo, const struct change *cur)
 	return steer_opts_validate(o, &cur->cpus);
 }
 
-static struct instance_target target_of(const struct change *c)
-{
-	return (struct instance_target){ .cpus = &c->cpus, .cfg = &c->cfg, .cm = &c->cm,
-					 .table = c->table };
-}
-
-/* Every CPU a bucket of `table` names joins `cpus`: going back to that
- * table needs their cpumap entries, whatever the record says (after a
- * killed set it names the CPUs that set was moving to).
- */
-static void add_table_owners(struct cpuset *cpus, const __u32 *table, __u32 nbuckets)
-{
-	static unsigned char seen[(CPU_NUMBER_MAX + 1) / 8];
-	__u32 b, cpu;
-
-	memset(seen, 0, sizeof(seen));
-	for (b = 0; b < nbuckets && cpus->n < CPUSTEER_MAX_CPUS; b++) {
-		cpu = table[b];
-		if (cpu > CPU_NUMBER_MAX || (seen[cpu / 8] & (1u << cpu % 8)))
-			continue;
-		seen[cpu / 8] |= 1u << cpu % 8;
-		if (!cpuset_contains(cpus, cpu)) {
-			cpus->cpu[cpus->n] = cpu;
-			cpus->weight[cpus->n++] = 0;
-		}
-	}
-}
-
-/* What the record says the instance is in (or moving to, after a killed
- * set), with the configuration and table the packets see now: a killed
- * set may have left the live bucket count behind the recorded one, and
- * the live table is where the new one starts from (and where a failed
- * set goes back to).
- */
-static int read_current(struct steer_instance *in, const struct cpusteer_instance_state *st,
-			struct change *recorded, struct change *live)
-{
-	state_get_cpus(st, &recorded->cpus);
-	state_get_cpumap(st, &recorded->cm);
-	recorded->cfg = st->cfg;
-	*live = *recorded;
-	if (instance_read_config(in, &live->cfg) || !live->cfg.nbuckets ||
-	    live->cfg.nbuckets > CPUSTEER_MAX_BUCKETS) {
-		log_err("cannot read the live configuration of %s", st->ifname);
-		return -EIO;
-	}
-	live->table = malloc(live->cfg.nbuckets * sizeof(*live->table));
-	if (!live->table)
-		return -ENOMEM;
-	instance_read_table(in, live->table, live->cfg.nbuckets);
-	add_table_owners(&live->cpus, live->table, live->cfg.nbuckets);
-	return 0;
-}
-
 static bool rehashes(const struct cpusteer_config *a, const struct cpusteer_config *b)
 {
 	return memcmp(a->key, b->key, sizeof(a->key)) || a->hash_fn != b->hash_fn ||
@@ -134,8 +68,8 @@ static bool same_shares(const struct cpuset *a, const struct cpuset *b)
  * rebalances, since the table it left may name CPUs of either
  * configuration.
  */
-static int new_table(const struct change *recorded, const struct change *live,
-		     struct change *next, bool finishing)
+static int new_table(const struct instance_config *recorded, const struct instance_config *live,
+		     struct instance_config *next, bool finishing)
 {
 	__u32 n = next->cfg.nbuckets;
 
@@ -152,8 +86,8 @@ static int new_table(const struct change *recorded, const struct change *live,
 	return 0;
 }
 
-static void print_moved(const struct instance_dir *d, const struct change *live,
-			const struct change *next)
+static void print_moved(const struct instance_dir *d, const struct instance_config *live,
+			const struct instance_config *next)
 {
 	__u32 b, changed = 0, live_n = live->cfg.nbuckets;
 	double moved;
@@ -190,32 +124,6 @@ static void warn_offline(const struct instance_dir *d, const struct cpuset *cpus
 	cpuset_format(&off, list, sizeof(list));
 	log_err("note: CPU %s of %s is offline: its cpumap kthread runs unbound on other CPUs; drop it with cpusteer set %s --cpus",
 		list, d->shown, d->shown);
-}
-
-/* Records in st, before anything changes, the configuration this set
- * moves to, the device settings it applies (merged into those cpusteer
- * applied before) and the device's values before any of them changes.
- * Returns in *want the device settings to apply: those given, and, when
- * this set finishes one that was interrupted, every recorded one, which
- * includes what the interrupted set was asked for.
- */
-static void record_next(struct load_opts *lo, struct cpusteer_instance_state *st,
-			const struct change *next, struct device_settings *saved,
-			struct device_settings *want)
-{
-	struct device_settings applied;
-	bool finishing = state_set_unfinished(st->phase);
-
-	state_get_saved(st, saved);
-	state_get_applied(st, &applied);
-	device_settings_merge(&applied, &lo->dev);
-	*want = finishing ? applied : lo->dev;
-	if (want->mask)
-		device_save(lo->ifname, want->mask, saved);
-	state_set_config(st, &next->cpus, &next->cfg, &next->cm);
-	state_set_saved(st, saved);
-	state_set_applied(st, &applied);
-	state_enter(st, CPUSTEER_PHASE_SETTING);
 }
 
 /* The bucket counters were sized by the load: a table that outgrew them
@@ -286,28 +194,6 @@ static int check_load_only(struct load_opts *lo, const struct instance_dir *d,
 	return -EINVAL;
 }
 
-/* Puts the maps back as the packets saw them (`live`, from `next`'s second
- * stage) and the record as it was, but for the device values it recorded
- * meanwhile: unload restores those either way. The record keeps its phase
- * and the pid that entered it, so a set killed before this one is still
- * the one to finish. When the way back fails too, no command is left at
- * work and nothing says which configuration the maps are in: the record
- * says so, and the next set finishes the move.
- */
-static void roll_back(struct steer_instance *in, const struct change *live,
-		      const struct change *next, struct cpusteer_instance_state *before,
-		      const struct cpusteer_instance_state *st)
-{
-	struct instance_target back = target_of(live);
-
-	back.from = &next->cm;
-	back.going_back = true;
-	before->saved = st->saved;
-	if (instance_converge(in, &back))
-		state_enter(before, CPUSTEER_PHASE_SET_FAILED);
-	instance_write_state(in, before);
-}
-
 /* A second stage that redirects to a device that is gone drops what it
  * gets: said once a set, since set leaves that target as it is.
  */
@@ -322,10 +208,8 @@ static void warn_target_gone(const struct instance_dir *d, struct steer_instance
 
 static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer_instance *in)
 {
-	struct cpusteer_instance_state st, before;
-	struct change recorded = { 0 }, live = { 0 }, next = { 0 };
-	struct device_settings saved, want;
-	struct instance_target to;
+	struct cpusteer_instance_state st;
+	struct instance_config recorded = { 0 }, live = { 0 }, next = { 0 };
 	int err;
 
 	err = instance_read_state_to(in, &st, "set", d->shown);
@@ -335,7 +219,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	if (!err)
 		err = check_load_only(lo, d, &st);
 	if (!err)
-		err = read_current(in, &st, &recorded, &live);
+		err = change_read_current(in, &st, &recorded, &live);
 	if (!err)
 		err = merge(lo, &recorded);
 	if (!err)
@@ -346,28 +230,8 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	next.cfg = lo->steer.cfg;
 	next.cm = lo->cm;
 	err = new_table(&recorded, &live, &next, state_set_unfinished(st.phase));
-	if (err)
-		goto out;
-
-	before = st;
-	record_next(lo, &st, &next, &saved, &want);
-	err = instance_write_state(in, &st);
-	if (err)
-		goto out;
-	to = target_of(&next);
-	/* After a killed set the maps' second stage is not known. */
-	to.from = state_set_unfinished(before.phase) ? NULL : &live.cm;
-	err = instance_converge(in, &to);
-	/* Undoes its own changes when it fails. */
-	if (!err && want.mask)
-		err = device_apply(lo->ifname, &want, &saved);
-	if (err) {
-		roll_back(in, &live, &next, &before, &st);
-		goto out;
-	}
-	state_set_saved(&st, &saved);
-	state_enter(&st, CPUSTEER_PHASE_READY);
-	err = instance_write_state(in, &st);
+	if (!err)
+		err = change_set(in, lo->ifname, &st, &live, &next, &lo->dev);
 	if (!err) {
 		print_moved(d, &live, &next);
 		warn_offline(d, &next.cpus);
@@ -376,49 +240,6 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 out:
 	free(live.table);
 	free(next.table);
-	return err;
-}
-
-int set_table_locked(const struct instance_dir *d, struct steer_instance *in,
-		     const __u32 *table, __u32 nbuckets)
-{
-	struct cpusteer_instance_state st, before;
-	struct change recorded = { 0 }, live = { 0 }, next;
-	struct instance_target to;
-	char why[400];
-	int err;
-
-	err = instance_read_state(in, &st);
-	/* A balance step killed before this one left a whole table. */
-	if (!err && st.phase != CPUSTEER_PHASE_READY && st.phase != CPUSTEER_PHASE_BALANCING) {
-		health_describe_phase(&st, d->shown, why, sizeof(why));
-		log_err("cannot move buckets of %s: %s", d->shown, why);
-		return -EBUSY;
-	}
-	if (!err)
-		err = read_current(in, &st, &recorded, &live);
-	if (!err && live.cfg.nbuckets != nbuckets)
-		err = -ESTALE;	/* the caller read another table: not ours to write */
-	if (err)
-		goto out;
-	next = recorded;
-	next.table = (__u32 *)table;
-	before = st;
-	state_enter(&st, CPUSTEER_PHASE_BALANCING);
-	err = instance_write_state(in, &st);
-	if (err)
-		goto out;
-	to = target_of(&next);
-	to.from = &live.cm;
-	err = instance_converge(in, &to);
-	if (err) {
-		roll_back(in, &live, &next, &before, &st);
-		goto out;
-	}
-	state_enter(&st, CPUSTEER_PHASE_READY);
-	err = instance_write_state(in, &st);
-out:
-	free(live.table);
 	return err;
 }
 

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The change protocol (change.h) for a running instance: set's move to a
+ * new configuration and balance's new bucket table. The record says what
+ * the maps move to before they move; a kill in between leaves the record
+ * in phase SETTING (or BALANCING), for the next set to finish.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "change.h"
+#include "instance_health.h"
+#include "log.h"
+
+static struct instance_target target_of(const struct instance_config *c)
+{
+	return (struct instance_target){ .cpus = &c->cpus, .cfg = &c->cfg, .cm = &c->cm,
+					 .table = c->table };
+}
+
+/* Every CPU a bucket of `table` names joins `cpus`: going back to that
+ * table needs their cpumap entries, whatever the record says (after a
+ * killed set it names the CPUs that set was moving to).
+ */
+static void add_table_owners(struct cpuset *cpus, const __u32 *table, __u32 nbuckets)
+{
+	static unsigned char seen[(CPU_NUMBER_MAX + 1) / 8];
+	__u32 b, cpu;
+
+	memset(seen, 0, sizeof(seen));
+	for (b = 0; b < nbuckets && cpus->n < CPUSTEER_MAX_CPUS; b++) {
+		cpu = table[b];
+		if (cpu > CPU_NUMBER_MAX || (seen[cpu / 8] & (1u << cpu % 8)))
+			continue;
+		seen[cpu / 8] |= 1u << cpu % 8;
+		if (!cpuset_contains(cpus, cpu)) {
+			cpus->cpu[cpus->n] = cpu;
+			cpus->weight[cpus->n++] = 0;
+		}
+	}
+}
+
+int change_read_current(struct steer_instance *in, const struct cpusteer_instance_state *st,
+			struct instance_config *recorded, struct instance_config *live)
+{
+	state_get_cpus(st, &recorded->cpus);
+	state_get_cpumap(st, &recorded->cm);
+	recorded->cfg = st->cfg;
+	recorded->table = NULL;
+	*live = *recorded;
+	if (instance_read_config(in, &live->cfg) || !live->cfg.nbuckets ||
+	    live->cfg.nbuckets > CPUSTEER_MAX_BUCKETS) {
+		log_err("cannot read the live configuration of %s", st->ifname);
+		return -EIO;
+	}
+	live->table = malloc(live->cfg.nbuckets * sizeof(*live->table));
+	if (!live->table)
+		return -ENOMEM;
+	instance_read_table(in, live->table, live->cfg.nbuckets);
+	add_table_owners(&live->cpus, live->table, live->cfg.nbuckets);
+	return 0;
+}
+
+/* Records in st, before anything changes, the configuration this set
+ * moves to, the device settings it applies (merged into those cpusteer
+ * applied before) and the device's values before any of them changes.
+ * Returns in *want the device settings to apply: those given, and, when
+ * this set finishes one that was interrupted, every recorded one, which
+ * includes what the interrupted set was asked for.
+ */
+static void record_next(const char *ifname, struct cpusteer_instance_state *st,
+			const struct instance_config *next, const struct device_settings *given,
+			struct device_settings *saved, struct device_settings *want)
+{
+	struct device_settings applied;
+	bool finishing = state_set_unfinished(st->phase);
+
+	state_get_saved(st, saved);
+	state_get_applied(st, &applied);
+	device_settings_merge(&applied, given);
+	*want = finishing ? applied : *given;
+	if (want->mask)
+		device_save(ifname, want->mask, saved);
+	state_set_config(st, &next->cpus, &next->cfg, &next->cm);
+	state_set_saved(st, saved);
+	state_set_applied(st, &applied);
+	state_enter(st, CPUSTEER_PHASE_SETTING);
+}
+
+/* Puts the maps back as the packets saw them (`live`, from `next`'s second
+ * stage) and the record as it was, but for the device values it recorded
+ * meanwhile: unload restores those either way. The record keeps its phase
+ * and the pid that entered it, so a set killed before this one is still
+ * the one to finish. When the way back fails too, no command is left at
+ * work and nothing says which configuration the maps are in: the record
+ * says so, and the next set finishes the move.
+ */
+static void roll_back(struct steer_instance *in, const struct instance_config *live,
+		      const struct instance_config *next, struct cpusteer_instance_state *before,
+		      const struct cpusteer_instance_state *st)
+{
+	struct instance_target back = target_of(live);
+
+	back.from = &next->cm;
+	back.going_back = true;
+	before->saved = st->saved;
+	if (instance_converge(in, &back))
+		state_enter(before, CPUSTEER_PHASE_SET_FAILED);
+	instance_write_state(in, before);
+}
+
+int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
+	       const struct instance_config *live, const struct instance_config *next,
+	       const struct device_settings *given)
+{
+	struct cpusteer_instance_state before = *st;
+	struct device_settings saved, want;
+	struct instance_target to;
+	int err;
+
+	record_next(ifname, st, next, given, &saved, &want);
+	err = instance_write_state(in, st);
+	if (err)
+		return err;
+	to = target_of(next);
+	/* After a killed set the maps' second stage is not known. */
+	to.from = state_set_unfinished(before.phase) ? NULL : &live->cm;
+	err = instance_converge(in, &to);
+	/* Undoes its own changes when it fails. */
+	if (!err && want.mask)
+		err = device_apply(ifname, &want, &saved);
+	if (err) {
+		roll_back(in, live, next, &before, st);
+		return err;
+	}
+	state_set_saved(st, &saved);
+	state_enter(st, CPUSTEER_PHASE_READY);
+	return instance_write_state(in, st);
+}
+
+int change_table(const struct instance_dir *d, struct steer_instance *in, const __u32 *table,
+		 __u32 nbuckets)
+{
+	struct cpusteer_instance_state st, before;
+	struct instance_config recorded = { 0 }, live = { 0 }, next;
+	struct instance_target to;
+	char why[400];
+	int err;
+
+	err = instance_read_state(in, &st);
+	/* A balance step killed before this one left a whole table. */
+	if (!err && st.phase != CPUSTEER_PHASE_READY && st.phase != CPUSTEER_PHASE_BALANCING) {
+		health_describe_phase(&st, d->shown, why, sizeof(why));
+		log_err("cannot move buckets of %s: %s", d->shown, why);
+		return -EBUSY;
+	}
+	if (!err)
+		err = change_read_current(in, &st, &recorded, &live);
+	if (!err && live.cfg.nbuckets != nbuckets)
+		err = -ESTALE;	/* the caller read another table: not ours to write */
+	if (err)
+		goto out;
+	next = recorded;
+	next.table = (__u32 *)table;
+	before = st;
+	state_enter(&st, CPUSTEER_PHASE_BALANCING);
+	err = instance_write_state(in, &st);
+	if (err)
+		goto out;
+	to = target_of(&next);
+	to.from = &live.cm;
+	err = instance_converge(in, &to);
+	if (err) {
+		roll_back(in, &live, &next, &before, &st);
+		goto out;
+	}
+	state_enter(&st, CPUSTEER_PHASE_READY);
+	err = instance_write_state(in, &st);
+out:
+	free(live.table);
+	return err;
+}
