@@ -168,6 +168,21 @@ static int load(struct load_opts *lo)
 	return err;
 }
 
+const struct cli_command load_command = {
+	.name = "load",
+	.summary = "attach to an interface, maps filled first",
+	.operands = "IFACE",
+	.about = "Attaches the steering program to IFACE, every map filled first.\n",
+	.groups = {
+		STEER_GROUP(struct load_opts, steer),
+		CHANGE_GROUP,
+		LOAD_ONLY_GROUP,
+		CONFIG_GROUP,
+	},
+	.start = &load_start,
+	.run = cmd_load,
+};
+
 int cmd_load(int argc, char **argv)
 {
 	struct load_opts lo;

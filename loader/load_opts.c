@@ -4,7 +4,6 @@
 #include <string.h>
 #include <net/if.h>
 #include <xdp/libxdp.h>
-#include "commands.h"
 #include "config_file.h"
 #include "ifname.h"
 #include "load_opts.h"
@@ -37,7 +36,7 @@ static int opt_remote(void *opts, const char *arg)
 }
 
 /* What both load and set change: the cpumap entries and the device. */
-static const struct cli_option load_set_options[] = {
+const struct cli_option load_set_options[] = {
 	[CHANGE_NO_SYMMETRIC] = CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
 					       "symmetric mode off (the default)"),
 	[CHANGE_QSIZE] = CLI_WHOLE_OPTION("qsize", "N", struct load_opts, cm.qsize, 1, MAX_QSIZE,
@@ -78,7 +77,7 @@ static const __u32 device_bit[CHANGE_OPTIONS] = {
  * command line's own options win over it. `set` reads the same files, so
  * that one file serves both a boot's load and a later reload.
  */
-static const struct cli_option config_options[] = {
+const struct cli_option config_options[] = {
 	CLI_TEXT_OPTION(CONFIG_OPTION, "FILE", struct load_opts, config_path,
 		   "read load's options from FILE, one KEY = VALUE\n"
 		   "a line; options given here win over it", NULL),
@@ -88,7 +87,7 @@ static const struct cli_option config_options[] = {
 /* The attach itself is load's: changing it means a new attach. So are
  * the bucket counters, whose map is sized when the programs load.
  */
-static const struct cli_option attach_options[] = {
+const struct cli_option attach_options[] = {
 	[LOAD_ONLY_XDP_MODE] = CLI_ENUM_OPTION("xdp-mode", xdp_mode_names, struct load_opts, xdp_mode,
 					       "attach mode", "native"),
 	[LOAD_ONLY_NO_TOUCH] = CLI_SWITCH_ON("no-touch", struct load_opts, notouch_given,
@@ -104,39 +103,17 @@ static const struct cli_option attach_options[] = {
 	[LOAD_ONLY_OPTIONS] = {}
 };
 
-static const struct load_opts load_start = {
+const struct load_opts load_start = {
 	.steer = STEER_START, .cm.qsize = DEFAULT_QSIZE, .xdp_mode = XDP_MODE_NATIVE
 };
 
-const struct cli_command load_command = {
+/* What a --config file may give, to load and to set alike: every option
+ * of load but --config itself, under load's name in its messages.
+ */
+static const struct cli_command file_form = {
 	.name = "load",
-	.summary = "attach to an interface, maps filled first",
-	.operands = "IFACE",
-	.about = "Attaches the steering program to IFACE, every map filled first.\n",
-	.groups = {
-		STEER_GROUP(struct load_opts, steer),
-		{ load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) },
-		{ attach_options, 0, CLI_GIVEN_AT(struct load_opts, load_only_given) },
-		{ config_options, 0 },
-	},
+	.groups = { STEER_GROUP(struct load_opts, steer), CHANGE_GROUP, LOAD_ONLY_GROUP },
 	.start = &load_start,
-	.run = cmd_load,
-};
-
-const struct cli_command set_command = {
-	.name = "set",
-	.summary = "change CPUs, weights, queues, key on a running instance",
-	.operands = "IFACE",
-	.about = "Changes a running instance without detaching it; only the\n"
-		 "buckets that must move are moved. Options not given keep\n"
-		 "their current value; with none, finishes an interrupted set.\n",
-	.groups = {
-		STEER_GROUP(struct load_opts, steer),
-		{ load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) },
-		{ config_options, 0 },
-	},
-	.start = &load_start,
-	.run = cmd_set,
 };
 
 static void load_opts_init(struct load_opts *lo)
@@ -157,7 +134,7 @@ static int parse_over_file(struct load_opts *lo, const struct cli_command *cmd, 
 	int err;
 
 	load_opts_init(lo);
-	err = config_file_apply(config, &load_command, lo);
+	err = config_file_apply(config, &file_form, lo);
 	if (err)
 		return err;
 	if (key_on_command_line)
@@ -196,12 +173,7 @@ __u32 load_opts_device_mask(const struct load_opts *lo)
 	return mask;
 }
 
-void load_opts_keep_unset(struct load_opts *lo, const struct load_opts *running)
-{
-	cli_keep_unset(&set_command, lo, running);
-}
-
 void load_opts_blame(struct load_opts *lo, const char *name, const char *or)
 {
-	cli_blame(&load_command, lo, name, or);
+	cli_blame(&file_form, lo, name, or);
 }

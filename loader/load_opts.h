@@ -47,7 +47,16 @@ struct load_opts {
 	__u64 change_given, load_only_given;
 };
 
-/* Parses argv for `cmd` (load_command or set_command, commands.h) as
+/* The groups load.c and set.c declare their commands with. */
+extern const struct cli_option load_set_options[], attach_options[], config_options[];
+#define CHANGE_GROUP { load_set_options, 0, CLI_GIVEN_AT(struct load_opts, change_given) }
+#define LOAD_ONLY_GROUP { attach_options, 0, CLI_GIVEN_AT(struct load_opts, load_only_given) }
+#define CONFIG_GROUP { config_options, 0 }
+
+/* What load and set start from: the defaults of every option. */
+extern const struct load_opts load_start;
+
+/* Parses argv for `cmd` (load's or set's declaration) as
  * cli_parse does, over the options of a --config file when one is given,
  * then checks the interface name and what the command line alone can
  * tell. A file may give any of load's options, also to set, which checks
@@ -57,11 +66,6 @@ int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int arg
 
 /* The device settings the given options ask for (DEV_*). */
 __u32 load_opts_device_mask(const struct load_opts *lo);
-
-/* set's merge: every option of set not given takes its value from
- * `running`.
- */
-void load_opts_keep_unset(struct load_opts *lo, const struct load_opts *running);
 
 /* steer_opts_blame for every option of load and set. */
 void load_opts_blame(struct load_opts *lo, const char *name, const char *or);

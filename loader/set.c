@@ -33,7 +33,7 @@ static int merge(struct load_opts *lo, const struct instance_config *cur)
 	running.steer.cpus = cur->cpus;
 	running.steer.cfg = cur->cfg;
 	running.cm = cur->cm;
-	load_opts_keep_unset(lo, &running);
+	cli_keep_unset(&set_command, lo, &running);
 	if (steer_given(o, STEER_WEIGHTS) && steer_opts_weigh(o, &o->cpus))
 		return -EINVAL;
 	o->cfg.bucket_stats = cur->cfg.bucket_stats;
@@ -270,6 +270,22 @@ static int set(struct load_opts *lo)
 	signals_report_held("set", err);
 	return err;
 }
+
+const struct cli_command set_command = {
+	.name = "set",
+	.summary = "change CPUs, weights, queues, key on a running instance",
+	.operands = "IFACE",
+	.about = "Changes a running instance without detaching it; only the\n"
+		 "buckets that must move are moved. Options not given keep\n"
+		 "their current value; with none, finishes an interrupted set.\n",
+	.groups = {
+		STEER_GROUP(struct load_opts, steer),
+		CHANGE_GROUP,
+		CONFIG_GROUP,
+	},
+	.start = &load_start,
+	.run = cmd_set,
+};
 
 int cmd_set(int argc, char **argv)
 {
