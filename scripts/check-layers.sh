@@ -2,7 +2,8 @@
 # Checks that loader files include only headers of their own layer or of
 # a layer below it (ARCHITECTURE.md), so the folders keep meaning what
 # they say: an operator command never depends on the bench, a device knob
-# never on an instance. Prints one line per violation and fails if any.
+# never on an instance, no command on another. Prints one line per
+# violation and fails if any.
 #   scripts/check-layers.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -13,9 +14,11 @@ declare -A may_include=(
 	[loader/lib]="loader/lib"
 	[loader/device]="loader/lib loader/device"
 	[loader/instance]="loader/lib loader/device loader/instance"
-	[loader]="loader/lib loader/device loader/instance loader"
-	[loader/bench]="loader/lib loader/device loader/instance loader loader/bench"
-	[loader/exporter]="loader/lib loader/device loader/instance loader loader/exporter"
+	[loader/options]="loader/lib loader/device loader/instance loader/options"
+	[loader/views]="loader/lib loader/device loader/instance loader/options loader/views"
+	[loader]="loader/lib loader/device loader/instance loader/options loader/views loader"
+	[loader/bench]="loader/lib loader/device loader/instance loader/options loader/views loader loader/bench"
+	[loader/exporter]="loader/lib loader/device loader/instance loader/options loader/views loader loader/exporter"
 )
 
 # The folder of every loader header, by bare name.
@@ -25,6 +28,14 @@ for header in loader/*.h loader/*/*.h; do
 done
 
 bad=0
+# The commands' folder holds one header, the command table's: what two
+# commands share belongs to a layer below, so that no command includes
+# another.
+for header in loader/*.h; do
+	[ "$header" = loader/commands.h ] && continue
+	echo "check-layers: $header: the commands' folder holds no header but commands.h; move what commands share to a layer below" >&2
+	bad=1
+done
 # grep prints FILE:#include "HEADER" for every quoted include.
 while IFS=: read -r file line; do
 	header=${line#*\"}
