@@ -3,7 +3,9 @@
 # package is booted under QEMU (software emulation, no KVM needed) with the
 # host's root as its userland, and the suite runs inside against this
 # checkout's build. Prints one "KERNEL: N passed, N failed, N skipped" line
-# per kernel and the total last. Needs root (as the suite does).
+# per kernel and the total last, and on the way, as each guest finishes a
+# test file, a "# KERNEL: FILE: ..." line with its counts and the time
+# since that guest booted. Needs root (as the suite does).
 #
 #   selftests/kernels/run.sh [PATTERN]   only the test files matching PATTERN
 #
@@ -176,8 +178,16 @@ boot() {	# DEB
 		</dev/null >"$dir/qemu.log" 2>&1 &
 	qemu=$!
 	watch_for_panic "$qemu" "$dir/console.log"
+	if [ -n "${KERNEL_COMMAND:-}" ]; then
+		echo "# $name: booted; live output in $out/command.log, console in $dir/console.log" >&8
+	else
+		echo "# $name: booted; live output in $out/suite.log, console in $dir/console.log" >&8
+		selftests/kernels/stream_results.sh "$name" "$out/suite.log" "$qemu" >&8 &
+	fi
 	wait "$qemu"
 	rc=$?
+	# The last file's line before this boot's report.
+	wait
 	if [ -n "${KERNEL_COMMAND:-}" ]; then
 		cat "$out/command.log" 2>/dev/null
 	else
@@ -261,6 +271,9 @@ flock -n 9 || die "another test-kernels run is using $base"
 
 # The guests run side by side: a test mostly keeps one CPU busy, so two
 # guests of two CPUs each fill a host of two CPUs much better than one.
+# Each boot's report waits for the end, to keep the boots' lines apart;
+# what a guest finishes on the way goes to fd 8, the terminal, at once.
+exec 8>&1
 reports=()
 for deb in "${debs[@]}"; do
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
