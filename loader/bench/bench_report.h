@@ -11,6 +11,9 @@
 
 void bench_print_summary(const struct bench_result *r, FILE *f);
 int bench_write_json(const struct bench_result *r, const char *path);
+/* The SVG bar chart of the medians, the ratios and the spread of the
+ * runs (bench_chart.c).
+ */
 int bench_write_svg(const struct bench_result *r, const char *path);
 /* PATH gets the JSON; PATH with its ".json" replaced by ".svg" (or with
  * ".svg" appended) gets the chart.
