@@ -20,13 +20,7 @@ const struct cli_command *const cpusteer_commands[] = {
 	NULL,
 };
 
-void commands_print_synopsis(FILE *f)
-{
-	const struct cli_command *const *c;
-
-	for (c = cpusteer_commands; *c; c++) {
-		if (c != cpusteer_commands)
-			fputs(".br\n", f);
-		cli_print_synopsis_roff(*c, f);
-	}
-}
+const struct cli_program cpusteer_program = {
+	.name = "cpusteer",
+	.commands = cpusteer_commands,
+};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* One entry point per subcommand, each declared with its options in one
- * struct cli_command (cli.h); main.c only dispatches. Each returns
+ * struct cli_command (cli.h); main.c only dispatches (program.h). Each returns
  * an exit code, the same in every command (cpusteer.8, EXIT STATUS):
  *   0    success
  *   1    the command could not do what it was asked (no such interface,
@@ -49,14 +49,7 @@ extern const struct cli_command load_command, set_command, status_command, unloa
  */
 extern const struct cli_command *const cpusteer_commands[];
 
-/* The man page's SYNOPSIS section, in roff, made from the declarations
- * the parser uses (`make man` writes it into cpusteer.8).
- */
-void commands_print_synopsis(FILE *f);
-
-/* The bash completion script, made from the same declarations (`make`
- * writes it to build/cpusteer.bash).
- */
-void commands_print_bash_completion(FILE *f);
+/* cpusteer: those commands. */
+extern const struct cli_program cpusteer_program;
 
 #endif

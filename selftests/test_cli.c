@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "commands.h"
 #include "load_opts.h"
+#include "program.h"
 #include "test_util.h"
 
 #define MAN_PAGE "cpusteer.8"
@@ -192,7 +193,7 @@ static void test_man_synopsis_is_made_from_the_tables(void)
 	int err = man_page_read(&m);
 
 	ASSERT_EQ(err, 0, "reading the SYNOPSIS of " MAN_PAGE " (run from the top of the tree)");
-	commands_print_synopsis(f);
+	program_print_synopsis(&cpusteer_program, f);
 	fclose(f);
 	if (!err) {
 		if (strcmp(m.synopsis, made))
