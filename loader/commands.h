@@ -36,20 +36,18 @@ int cmd_exporter(int argc, char **argv);
 int cmd_balance(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
 
 extern const struct cli_command load_command, set_command, status_command, unload_command,
-	stats_command, exporter_command, balance_command, classify_command, sample_pcap_command,
-	bench_command, demo_command, gen_command;
+	stats_command, exporter_command, balance_command, classify_command, sample_pcap_command;
 
 /* Every command, in the order `cpusteer --help` and the man page list
  * them; ended by NULL.
  */
 extern const struct cli_command *const cpusteer_commands[];
 
-/* cpusteer: those commands. */
+/* cpusteer: those commands; bench, demo and gen are cpusteer-bench's
+ * (bench_commands.h), which cpusteer neither links nor lists.
+ */
 extern const struct cli_program cpusteer_program;
 
 #endif

@@ -32,6 +32,7 @@ static bool moved(const struct cli_program *p, const char *name)
 void program_print_synopsis(const struct cli_program *p, FILE *f)
 {
 	const struct cli_command *const *c;
+	const char *was = cli_program_name;
 
 	cli_program_name = p->name;
 	for (c = p->commands; *c; c++) {
@@ -39,6 +40,7 @@ void program_print_synopsis(const struct cli_program *p, FILE *f)
 			fputs(".br\n", f);
 		cli_print_synopsis_roff(*c, f);
 	}
+	cli_program_name = was;
 }
 
 int program_main(const struct cli_program *p, int argc, char **argv)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer bench (throughput): traffic from the live-frames generator, or
+/* cpusteer-bench bench (throughput): traffic from the live-frames generator, or
  * iperf3, through a veth into a namespace where cpusteer (or RPS, or
  * nothing) receives it; each case measured several times, medians and
  * run-by-run ratios to a baseline reported.
