@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* One entry point per subcommand, each declared with its options in one
- * struct cli_command (cli.h); main.c only dispatches (program.h). Each returns
- * an exit code, the same in every command (cpusteer.8, EXIT STATUS):
+ * struct cli_command (cli.h); main.c only dispatches (program.h). Each
+ * returns an exit code, the same in every command (cpusteer.8, EXIT
+ * STATUS):
  *   0    success
  *   1    the command could not do what it was asked (no such interface,
  *        not loaded, busy, the kernel refused, not root)

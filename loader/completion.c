@@ -4,8 +4,8 @@
  * offers exactly what the program accepts: every command, each command's
  * options (both forms of bench), the fixed values of options such as
  * --hash, interface names where an interface goes and file names where a
- * file goes.
- * `make` writes it to build/PROGRAM.bash; `make install` installs it.
+ * file goes. `make` writes it to build/PROGRAM.bash; `make install`
+ * installs it.
  */
 #include <ctype.h>
 #include <stdbool.h>

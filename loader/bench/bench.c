@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer-bench bench: option parsing and dispatch to the benchmark kinds. */
+/* cpusteer-bench bench: option parsing and dispatch to the benchmark
+ * kinds.
+ */
 #include <stdlib.h>
 #include "bench.h"
+#include "bench_commands.h"
 #include "bench_live.h"
 #include "cli.h"
-#include "bench_commands.h"
 #include "commands.h"
 #include "log.h"
 

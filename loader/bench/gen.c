@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer-bench gen: the built-in traffic generator on one interface, for
- * benchmarks and demos on machines without a NIC or pktgen.
+/* cpusteer-bench gen: the built-in traffic generator on one interface,
+ * for benchmarks and demos on machines without a NIC or pktgen.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

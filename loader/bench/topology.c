@@ -38,12 +38,15 @@ static int host_ns_fd = -1;
  */
 static bool trusted(const char *path, const struct stat *st, uid_t owner)
 {
+	bool others_write = st->st_mode & (S_IWGRP | S_IWOTH);
+	bool sticky_folder = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+
 	if (st->st_uid != 0 && st->st_uid != owner) {
 		log_err("will not run cpusteer: %s belongs to uid %u, neither root nor the owner "
 			"of " BENCH_PROGRAM, path, (unsigned int)st->st_uid);
 		return false;
 	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))) {
+	if (others_write && !sticky_folder) {
 		log_err("will not run cpusteer: users other than its owner may write %s (mode %03o)",
 			path, (unsigned int)(st->st_mode & 0777));
 		return false;
