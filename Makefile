@@ -1,12 +1,14 @@
 # cpusteer: one Makefile, everything generated goes to build/.
-#   make            build build/cpusteer and the BPF objects
+#   make            build build/cpusteer, build/cpusteer-bench and the BPF
+#                   objects
 #   make test       build, then run every selftest (needs root)
 #   make test-kernels  the selftests on Debian 12's standard and real-time
 #                   kernels under QEMU; KERNEL=a.deb boots another package
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
-#   make man        rewrite cpusteer.8's SYNOPSIS from the option tables
-#   make install    the binary, cpusteer.8, the bash completion, the systemd
-#                   units cpusteer@.service and cpusteer-exporter.service, the
+#   make man        rewrite the SYNOPSIS of cpusteer.8 and cpusteer-bench.8
+#                   from the option tables
+#   make install    both binaries, their man pages and bash completions, the
+#                   systemd units cpusteer@.service and cpusteer-exporter.service, the
 #                   tmpfiles.d entry of the state folder and an example
 #                   configuration under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
@@ -40,8 +42,16 @@ TEST_PROGS := $(patsubst selftests/%.c,$(OUT)/selftests/%,$(wildcard selftests/t
 TEST_TOOLS := $(patsubst selftests/tools/%.c,$(OUT)/selftests/tools/%,$(wildcard selftests/tools/*.c))
 # XDP programs of other users, which network tests attach beside cpusteer.
 TEST_BPF_OBJS := $(patsubst selftests/bpf/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(wildcard selftests/bpf/*.bpf.c))
-# Everything in loader/ except main.c links into the selftests too.
-LIB_OBJS   := $(filter-out $(OUT)/loader/main.o,$(LOADER_OBJS))
+# Two programs (ARCHITECTURE.md): cpusteer, the operator's, links every
+# loader object outside loader/bench/; cpusteer-bench links loader/bench/
+# and, from an archive of the others but cpusteer's main, what it uses.
+BENCH_OBJS := $(filter $(OUT)/loader/bench/%,$(LOADER_OBJS))
+OPERATOR_OBJS := $(filter-out $(BENCH_OBJS),$(LOADER_OBJS))
+SHARED_LIB := $(OUT)/libcpusteer.a
+MAINS      := $(OUT)/loader/main.o $(OUT)/loader/bench/bench_main.o
+PROGRAMS   := cpusteer cpusteer-bench
+# Everything in loader/ except the two mains links into the selftests too.
+LIB_OBJS   := $(filter-out $(MAINS),$(LOADER_OBJS))
 
 # Every compile writes the headers its file includes to a .d file beside
 # what it makes (-MMD; -MP, so that a header removed from the tree does
@@ -68,7 +78,7 @@ endif
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 .PHONY: all layers test test-kernels clean vmlinux man setup run help install uninstall
 
-all: layers $(OUT)/cpusteer $(OUT)/cpusteer.bash $(TEST_PROGS) $(TEST_TOOLS) $(TEST_BPF_OBJS)
+all: layers $(addprefix $(OUT)/,$(PROGRAMS) $(addsuffix .bash,$(PROGRAMS))) $(TEST_PROGS) $(TEST_TOOLS) $(TEST_BPF_OBJS)
 
 # Which loader folder may include which (ARCHITECTURE.md).
 layers:
@@ -99,7 +109,16 @@ $(OUT)/loader/%.o: loader/%.c Makefile | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(OUT)/cpusteer: $(LOADER_OBJS)
+$(OUT)/cpusteer: $(OPERATOR_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+$(SHARED_LIB): $(filter-out $(MAINS),$(OPERATOR_OBJS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)$(AR) rcs $@ $^
+
+$(OUT)/cpusteer-bench: $(BENCH_OBJS) $(SHARED_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -176,24 +195,27 @@ test-kernels:
 DURATION ?= 20
 run: setup
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(OUT)/cpusteer demo --duration $(DURATION)
+	$(Q)$(OUT)/cpusteer-bench demo --duration $(DURATION)
 
-# The SYNOPSIS comes from the same declarations as the parser and --help;
-# a selftest fails when the committed page differs from them.
-man: $(OUT)/cpusteer
-	$(Q)$(OUT)/cpusteer --man-synopsis > $(OUT)/synopsis.roff
-	$(Q)awk -v synopsis=$(OUT)/synopsis.roff ' \
-		/^\.SH SYNOPSIS/ { print; while ((getline line < synopsis) > 0) print line; skip = 1; next } \
-		/^\.SH / { skip = 0 } \
-		!skip' cpusteer.8 > $(OUT)/cpusteer.8
-	$(Q)mv $(OUT)/cpusteer.8 cpusteer.8
+# A SYNOPSIS comes from the same declarations as the parser and --help;
+# a selftest fails when a committed page differs from them. Each program
+# has its page, PROGRAM.8.
+man: $(addprefix $(OUT)/,$(PROGRAMS))
+	$(Q)for p in $(PROGRAMS); do \
+		$(OUT)/$$p --man-synopsis > $(OUT)/synopsis.roff && \
+		awk -v synopsis=$(OUT)/synopsis.roff ' \
+			/^\.SH SYNOPSIS/ { print; while ((getline line < synopsis) > 0) print line; skip = 1; next } \
+			/^\.SH / { skip = 0 } \
+			!skip' $$p.8 > $(OUT)/$$p.8 && \
+		mv $(OUT)/$$p.8 $$p.8 || exit 1; \
+	done
 
 # Made from the option tables, like the SYNOPSIS.
-$(OUT)/cpusteer.bash: $(OUT)/cpusteer
+$(addprefix $(OUT)/,$(addsuffix .bash,$(PROGRAMS))): $(OUT)/%.bash: $(OUT)/%
 	$(call msg,GEN,$@)
-	$(Q)$(OUT)/cpusteer --bash-completion > $@
+	$(Q)$(OUT)/$* --bash-completion > $@
 
-# The BPF objects are in the binary (skeletons): nothing else to install.
+# The BPF objects are in the binaries (skeletons): nothing else to install.
 # The units read their configuration from SYSCONFDIR, /etc whatever the
 # PREFIX, since that is where a service's files are looked for; UNITDIR
 # under /usr/local is one systemd also searches.
@@ -204,18 +226,20 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 UNITS      := cpusteer@.service cpusteer-exporter.service
 # systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
 TMPFILES   := $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cpusteer.conf
-INSTALLED  := $(DESTDIR)$(PREFIX)/sbin/cpusteer \
-	      $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8 \
-	      $(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer \
+INSTALLED  := $(foreach p,$(PROGRAMS),$(DESTDIR)$(PREFIX)/sbin/$(p) \
+		$(DESTDIR)$(PREFIX)/share/man/man8/$(p).8 \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$(p)) \
 	      $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
 	      $(TMPFILES) \
 	      $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 
-install: $(OUT)/cpusteer $(OUT)/cpusteer.bash
-	$(Q)install -D -m 0755 $(OUT)/cpusteer $(DESTDIR)$(PREFIX)/sbin/cpusteer
-	$(Q)install -D -m 0644 cpusteer.8 $(DESTDIR)$(PREFIX)/share/man/man8/cpusteer.8
-	$(Q)install -D -m 0644 $(OUT)/cpusteer.bash \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/cpusteer
+install: $(addprefix $(OUT)/,$(PROGRAMS) $(addsuffix .bash,$(PROGRAMS)))
+	$(Q)for p in $(PROGRAMS); do \
+		install -D -m 0755 $(OUT)/$$p $(DESTDIR)$(PREFIX)/sbin/$$p && \
+		install -D -m 0644 $$p.8 $(DESTDIR)$(PREFIX)/share/man/man8/$$p.8 && \
+		install -D -m 0644 $(OUT)/$$p.bash \
+			$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$p || exit 1; \
+	done
 	$(Q)for unit in $(UNITS); do \
 		sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 			dist/$$unit.in > $(OUT)/$$unit && \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* One entry point per subcommand, each declared with its options in one
- * struct cli_command (cli.h); main.c only dispatches. Each returns
- * an exit code, the same in every command (cpusteer.8, EXIT STATUS):
+ * struct cli_command (cli.h); main.c only dispatches (program.h). Each
+ * returns an exit code, the same in every command (cpusteer.8, EXIT
+ * STATUS):
  *   0    success
  *   1    the command could not do what it was asked (no such interface,
  *        not loaded, busy, the kernel refused, not root)
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include "cli.h"
 
-#define EXIT_USAGE 2
 #define EXIT_INTERRUPTED 130
 
 /* The exit code for a command's result (0 or a negative errno). */
@@ -36,27 +36,18 @@ int cmd_exporter(int argc, char **argv);
 int cmd_balance(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_gen(int argc, char **argv);
 
 extern const struct cli_command load_command, set_command, status_command, unload_command,
-	stats_command, exporter_command, balance_command, classify_command, sample_pcap_command,
-	bench_command, demo_command, gen_command;
+	stats_command, exporter_command, balance_command, classify_command, sample_pcap_command;
 
 /* Every command, in the order `cpusteer --help` and the man page list
  * them; ended by NULL.
  */
 extern const struct cli_command *const cpusteer_commands[];
 
-/* The man page's SYNOPSIS section, in roff, made from the declarations
- * the parser uses (`make man` writes it into cpusteer.8).
+/* cpusteer: those commands; bench, demo and gen are cpusteer-bench's
+ * (bench_commands.h), which cpusteer neither links nor lists.
  */
-void commands_print_synopsis(FILE *f);
-
-/* The bash completion script, made from the same declarations (`make`
- * writes it to build/cpusteer.bash).
- */
-void commands_print_bash_completion(FILE *f);
+extern const struct cli_program cpusteer_program;
 
 #endif

@@ -21,6 +21,8 @@
 
 TU_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CPUSTEER=${CPUSTEER:-$TU_TOP/build/cpusteer}
+# The bench's program, beside the cpusteer it drives: it runs no other.
+CPUSTEER_BENCH=${CPUSTEER_BENCH:-$(dirname "$CPUSTEER")/cpusteer-bench}
 T_PLAN=()		# the planned test names, in order
 T_DONE=0		# tests reported so far
 T_NAME=			# the open test, or the last one (for "# NAME: ..." lines after it)

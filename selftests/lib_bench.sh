@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Shared by the bench tests (selftests/test_bench*.sh): starting a run in
-# the background and checking that it left nothing behind. `cpusteer
-# bench` and `cpusteer demo` name their test bed after their own pid:
+# the background and checking that it left nothing behind. `cpusteer-bench
+# bench` and `cpusteer-bench demo` name their test bed after their own pid:
 # namespace csb<pid>, host end csbA<pid>, receiver csbB<pid>.
 
 # shellcheck source=selftests/lib.sh
@@ -44,17 +44,17 @@ wait_for_line() {	# FILE ERE
 	return 1
 }
 
-# Runs `cpusteer bench ARGS...` to its end with its output in OUT and its
-# pid (for the cleanup check) in BENCH_PID. Its exit status must be 0; the
-# output is shown when it is not.
+# Runs `cpusteer-bench bench ARGS...` to its end with its output in OUT
+# and its pid (for the cleanup check) in BENCH_PID. Its exit status must
+# be 0; the output is shown when it is not.
 bench_to_end() {	# OUT ARGS...
 	local out=$1 rc
 
 	shift
-	run_bg "$out" "$CPUSTEER" bench "$@"
+	run_bg "$out" "$CPUSTEER_BENCH" bench "$@"
 	BENCH_PID=$BG_PID
 	wait "$BENCH_PID"
 	rc=$?
-	t_eq "exit status of cpusteer bench" 0 "$rc"
+	t_eq "exit status of cpusteer-bench bench" 0 "$rc"
 	[ "$rc" = 0 ] || t_note_file "$out" output
 }

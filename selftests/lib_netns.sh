@@ -327,7 +327,7 @@ netns_setup() {	# [v4only]
 		NETNS_WHY="needs root"
 		return 1
 	fi
-	for t in "$CPUSTEER" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show" \
+	for t in "$CPUSTEER" "$CPUSTEER_BENCH" "$TOOLS/udp_flows" "$TOOLS/steer_maps" "$TOOLS/napi_show" \
 		"$TOOLS/netns_cookie"; do
 		if [ ! -x "$t" ]; then
 			NETNS_WHY="$t is not built (run make)"

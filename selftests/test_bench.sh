@@ -122,7 +122,7 @@ if len(bars) != 4:
 
 test_bench_cleans_up() {
 	[ -n "$BENCH_PID" ] || { t_skip "bench did not run"; return; }
-	expect_clean "$BENCH_PID" "cpusteer bench"
+	expect_clean "$BENCH_PID" "cpusteer-bench bench"
 }
 
 # SIGINT while the generator floods the steered receiver: the run
@@ -130,7 +130,7 @@ test_bench_cleans_up() {
 test_sigint_cleans_up() {
 	local out=$T_TMP/sigint.out rc
 
-	run_bg "$out" "$CPUSTEER" bench --duration 5 --runs 1 --scenario steering-cost \
+	run_bg "$out" "$CPUSTEER_BENCH" bench --duration 5 --runs 1 --scenario steering-cost \
 		--json "$T_TMP/sigint.json"
 	wait_for_line "$out" 'run 1/1' || t_fail "no live line before the signal"
 	kill -INT "$BG_PID"
@@ -144,14 +144,14 @@ test_sigint_cleans_up() {
 test_demo_runs_and_cleans_up() {
 	local out=$T_TMP/demo.out rc
 
-	run_bg "$out" "$CPUSTEER" demo --duration 3
+	run_bg "$out" "$CPUSTEER_BENCH" demo --duration 3
 	wait "$BG_PID"
 	rc=$?
-	t_eq "exit status of cpusteer demo" 0 "$rc"
+	t_eq "exit status of cpusteer-bench demo" 0 "$rc"
 	grep -q '^RECEIVE' "$out" || t_fail "no per-CPU stats block in the demo's output"
 	grep -q 'Jain index' "$out" || t_fail "no summary with a Jain index"
 	[ "$rc" = 0 ] || t_note_file "$out" output
-	expect_clean "$BG_PID" "cpusteer demo"
+	expect_clean "$BG_PID" "cpusteer-bench demo"
 }
 
 # nic-hash: both programs ran on traffic through the sender's stack, and

@@ -29,7 +29,7 @@ BENCH_PID=
 export STANDIN_CPUSTEER=$CPUSTEER
 export STANDIN_PASS_OBJ=$TU_TOP/build/selftests/pass_count.bpf.o
 
-# `cpusteer bench ARGS...` with the stand-in as xdp-bench, its modes as
+# `cpusteer-bench bench ARGS...` with the stand-in as xdp-bench, its modes as
 # MODES says (see the stand-in), to its end.
 bench_standin() {	# MODES OUT ARGS...
 	local modes=$1
@@ -116,7 +116,7 @@ PY
 test_peer_sigint() {
 	local out=$T_TMP/sigint.out rc
 
-	STANDIN_MODES='' PATH="$STANDIN_BIN:$PATH" run_bg "$out" "$CPUSTEER" bench --duration 5 \
+	STANDIN_MODES='' PATH="$STANDIN_BIN:$PATH" run_bg "$out" "$CPUSTEER_BENCH" bench --duration 5 \
 		--runs 1 --scenario peer
 	wait_for_line "$out" 'peer/xdp-bench-no-touch run 1/1 +1s' ||
 		t_fail "no live line of xdp-bench-no-touch before the signal"
@@ -187,7 +187,7 @@ test_peer_dev() {
 
 	dev_setup || { t_fail "cannot build the namespace for --dev"; return; }
 	STANDIN_MODES="no-touch=exit round-robin=exit l4-hash=stuck" PATH="$STANDIN_BIN:$PATH" \
-		in_dev_ns "$CPUSTEER" bench --dev "$DEV_IF" --scenario peer --duration 1 --runs 1 \
+		in_dev_ns "$CPUSTEER_BENCH" bench --dev "$DEV_IF" --scenario peer --duration 1 --runs 1 \
 		>"$out" 2>&1
 	rc=$?
 	t_eq "exit status of bench --dev" 0 "$rc"
@@ -209,7 +209,7 @@ test_peer_dev_refused() {
 	ip -n "$DEV_NS" link set dev "$DEV_IF" xdp obj "$STANDIN_PASS_OBJ" sec xdp ||
 		{ t_fail "cannot attach a program to $DEV_IF"; return; }
 	id=$(ip -n "$DEV_NS" link show "$DEV_IF" | grep -o 'prog/xdp id [0-9]*')
-	in_dev_ns "$CPUSTEER" bench --dev "$DEV_IF" --scenario peer --duration 1 --runs 1 \
+	in_dev_ns "$CPUSTEER_BENCH" bench --dev "$DEV_IF" --scenario peer --duration 1 --runs 1 \
 		>"$out" 2>&1
 	t_eq "exit status on a busy device" 1 "$?"
 	grep -q "bench: $DEV_IF already runs XDP program .*: the peer scenario attaches its own there; unload that one first" "$out" ||
@@ -217,7 +217,7 @@ test_peer_dev_refused() {
 	after=$(ip -n "$DEV_NS" link show "$DEV_IF" | grep -o 'prog/xdp id [0-9]*')
 	t_eq "the program already there" "$id" "$after"
 	ip -n "$DEV_NS" link set dev "$DEV_IF" xdp off
-	in_dev_ns "$CPUSTEER" bench --dev "$DEV_IF" --scenario steering-cost >"$out" 2>&1
+	in_dev_ns "$CPUSTEER_BENCH" bench --dev "$DEV_IF" --scenario steering-cost >"$out" 2>&1
 	t_eq "exit status of --dev with steering-cost" 2 "$?"
 	t_eq "its complaint" "cpusteer: bad --scenario with --dev: only peer runs on a real interface (the others need the generator)" "$(cat "$out")"
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# cpusteer bench --scenario skewed, short: 4 of 1000 flows carry 60% of the
-# frames, and the hash key bench picks puts all 4 on one CPU. Checks what
-# that must do, not how fast: the static table leaves that CPU with the
-# elephants' 60% and more (a Jain index that says so), while `cpusteer
-# balance`, running beside the second case, moves a few buckets (at most
-# 1% of them a step) and evens the load out.
+# cpusteer-bench bench --scenario skewed, short: 4 of 1000 flows carry 60%
+# of the frames, and the hash key bench picks puts all 4 on one CPU.
+# Checks what that must do, not how fast: the static table leaves that
+# CPU with the elephants' 60% and more (a Jain index that says so),
+# while `cpusteer balance`, running beside the second case, moves a few
+# buckets (at most 1% of them a step) and evens the load out.
 #
 #   host namespace                    namespace csb<pid>
 #   csbA<pid> 10.201.0.1  --veth-->   csbB<pid> 10.201.0.2
@@ -100,14 +100,14 @@ PY
 
 test_skewed_cleans_up() {
 	[ -n "$BENCH_PID" ] || { t_skip "bench did not run"; return; }
-	expect_clean "$BENCH_PID" "cpusteer bench --scenario skewed"
+	expect_clean "$BENCH_PID" "cpusteer-bench bench --scenario skewed"
 }
 
 # The elephants must be fewer than the flows: one line, usage status 2.
 test_too_few_flows() {
 	local out rc
 
-	out=$("$CPUSTEER" bench --scenario skewed --flows 4 2>"$T_TMP/err")
+	out=$("$CPUSTEER_BENCH" bench --scenario skewed --flows 4 2>"$T_TMP/err")
 	rc=$?
 	t_eq "exit status for --flows 4" 2 "$rc"
 	t_eq "stdout for --flows 4" "" "$out"

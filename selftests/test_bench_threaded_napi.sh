@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cpusteer bench --scenario threaded-napi, short: one flood per side
+# cpusteer-bench bench --scenario threaded-napi, short: one flood per side
 # (threaded NAPI off, then on) while a loop changes the receiver's MTU,
 # sets the same MTU again and runs `cpusteer set`. Checks that every
 # figure is there for both sides, not what they are.
@@ -80,7 +80,7 @@ PY
 
 test_threaded_napi_cleans_up() {
 	[ -n "$BENCH_PID" ] || { t_skip "bench did not run"; return; }
-	expect_clean "$BENCH_PID" "cpusteer bench --scenario threaded-napi"
+	expect_clean "$BENCH_PID" "cpusteer-bench bench --scenario threaded-napi"
 }
 
 # One line on stderr, usage status 2, nothing on stdout.
@@ -90,7 +90,7 @@ test_bad_flood_duration() {
 	local arg out err rc
 
 	for arg in 0 -1 abc 3601 '' 1e9 nan; do
-		out=$("$CPUSTEER" bench --scenario threaded-napi --flood-duration "$arg" \
+		out=$("$CPUSTEER_BENCH" bench --scenario threaded-napi --flood-duration "$arg" \
 			2>"$T_TMP/err")
 		rc=$?
 		err=$(cat "$T_TMP/err")
@@ -99,7 +99,7 @@ test_bad_flood_duration() {
 		t_eq "stderr lines for --flood-duration '$arg'" 1 "$(wc -l <"$T_TMP/err")"
 		[[ $err == *"--flood-duration"* ]] || t_fail "the error does not name the option: $err"
 	done
-	out=$("$CPUSTEER" bench --flood-duration 3 2>"$T_TMP/err")
+	out=$("$CPUSTEER_BENCH" bench --flood-duration 3 2>"$T_TMP/err")
 	rc=$?
 	t_eq "exit status for --flood-duration without threaded-napi" 2 "$rc"
 	t_eq "stdout without threaded-napi" "" "$out"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The option layer and every command's declaration: each declared option
- * is in the command's --help and described in cpusteer.8, the man page's
+/* The option layer and every command's declaration, of both programs
+ * (cpusteer and cpusteer-bench): each declared option is in the
+ * command's --help and described in its program's man page, each page's
  * SYNOPSIS is the one the tables make, and usage errors are one line and
- * exit status 2. Reads cpusteer.8 from the current folder (selftests/run.sh
- * runs from the top of the tree).
+ * exit status 2. Reads PROGRAM.8 from the current folder
+ * (selftests/run.sh runs from the top of the tree).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,21 +14,39 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "bench_commands.h"
+#include "commands.h"
 #include "load_opts.h"
+#include "program.h"
 #include "test_util.h"
 
-#define MAN_PAGE "cpusteer.8"
+static const struct cli_program *const programs[] = { &cpusteer_program, &cpusteer_bench_program };
 
-/* Calls fn(cmd, ctx) for every command and every variant of one. */
-static void for_each_form(void (*fn)(const struct cli_command *cmd, void *ctx), void *ctx)
+/* Calls fn(cmd, ctx) for every command of `p` and every variant of one,
+ * with usage lines naming `p`.
+ */
+static void for_each_form_of(const struct cli_program *p,
+			     void (*fn)(const struct cli_command *cmd, void *ctx), void *ctx)
 {
 	const struct cli_command *const *c;
+	const char *was = cli_program_name;
 
-	for (c = cpusteer_commands; *c; c++) {
+	cli_program_name = p->name;
+	for (c = p->commands; *c; c++) {
 		fn(*c, ctx);
 		if ((*c)->variant)
 			fn((*c)->variant, ctx);
 	}
+	cli_program_name = was;
+}
+
+/* The same for both programs. */
+static void for_each_form(void (*fn)(const struct cli_command *cmd, void *ctx), void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(programs); i++)
+		for_each_form_of(programs[i], fn, ctx);
 }
 
 /* What `print` wrote, as a string to free. */
@@ -65,14 +84,18 @@ static char *read_file(const char *path)
  * everything else.
  */
 struct man_page {
+	char path[64];
 	char *synopsis, *body;
 };
 
-static int man_page_read(struct man_page *m)
+/* The page of program `p`, PROGRAM.8. */
+static int man_page_read(const struct cli_program *p, struct man_page *m)
 {
-	char *text = read_file(MAN_PAGE), *start, *end;
+	char *text, *start, *end;
 
+	snprintf(m->path, sizeof(m->path), "%s.8", p->name);
 	m->synopsis = m->body = NULL;
+	text = read_file(m->path);
 	if (!text)
 		return -errno;
 	start = strstr(text, ".SH SYNOPSIS\n");
@@ -161,8 +184,8 @@ static void check_man_describes_options(const struct cli_command *cmd, void *ctx
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
 			roff_option(o->name, want, sizeof(want));
-			snprintf(what, sizeof(what), MAN_PAGE " describes %s --%s outside SYNOPSIS",
-				 cmd->name, o->name);
+			snprintf(what, sizeof(what), "%s describes %s --%s outside SYNOPSIS",
+				 m->path, cmd->name, o->name);
 			ASSERT_TRUE(strstr(m->body, want), what);
 		}
 }
@@ -170,38 +193,83 @@ static void check_man_describes_options(const struct cli_command *cmd, void *ctx
 static void test_every_option_is_in_the_man_page(void)
 {
 	struct man_page m;
-	int err = man_page_read(&m);
+	char what[160];
+	size_t i;
+	int err;
 
-	ASSERT_EQ(err, 0, "reading the SYNOPSIS and body of " MAN_PAGE
-		  " (run from the top of the tree)");
-	if (err)
-		return;
-	for_each_form(check_man_describes_options, &m);
-	ASSERT_TRUE(strstr(m.body, "\\-h") && strstr(m.body, "\\-\\-help") &&
-		    strstr(m.body, "\\-v") && strstr(m.body, "\\-\\-verbose"),
-		    MAN_PAGE " describes -h/--help and -v/--verbose");
-	man_page_free(&m);
+	for (i = 0; i < ARRAY_SIZE(programs); i++) {
+		err = man_page_read(programs[i], &m);
+		snprintf(what, sizeof(what), "reading the SYNOPSIS and body of %s "
+			 "(run from the top of the tree)", m.path);
+		ASSERT_EQ(err, 0, what);
+		if (err)
+			continue;
+		for_each_form_of(programs[i], check_man_describes_options, &m);
+		snprintf(what, sizeof(what), "%s describes -h/--help and -v/--verbose", m.path);
+		ASSERT_TRUE(strstr(m.body, "\\-h") && strstr(m.body, "\\-\\-help") &&
+			    strstr(m.body, "\\-v") && strstr(m.body, "\\-\\-verbose"), what);
+		man_page_free(&m);
+	}
+}
+
+static void check_synopsis(const struct cli_program *p)
+{
+	char *made = NULL, what[160];
+	size_t len = 0;
+	struct man_page m;
+	FILE *f = open_memstream(&made, &len);
+	int err = man_page_read(p, &m);
+
+	snprintf(what, sizeof(what), "reading the SYNOPSIS of %s (run from the top of the tree)",
+		 m.path);
+	ASSERT_EQ(err, 0, what);
+	program_print_synopsis(p, f);
+	fclose(f);
+	if (!err) {
+		if (strcmp(m.synopsis, made))
+			printf("#   the SYNOPSIS of %s differs from the option tables: run make man\n",
+			       m.path);
+		snprintf(what, sizeof(what), "the SYNOPSIS of %s matches the tables", m.path);
+		ASSERT_EQ(strcmp(m.synopsis, made), 0, what);
+		man_page_free(&m);
+	}
+	free(made);
 }
 
 static void test_man_synopsis_is_made_from_the_tables(void)
 {
-	char *made = NULL;
-	size_t len = 0;
-	struct man_page m;
-	FILE *f = open_memstream(&made, &len);
-	int err = man_page_read(&m);
+	size_t i;
 
-	ASSERT_EQ(err, 0, "reading the SYNOPSIS of " MAN_PAGE " (run from the top of the tree)");
-	commands_print_synopsis(f);
-	fclose(f);
-	if (!err) {
-		if (strcmp(m.synopsis, made))
-			printf("#   the SYNOPSIS of " MAN_PAGE " differs from the option tables: "
-			       "run make man\n");
-		ASSERT_EQ(strcmp(m.synopsis, made), 0, "SYNOPSIS matches the tables");
-		man_page_free(&m);
+	for (i = 0; i < ARRAY_SIZE(programs); i++)
+		check_synopsis(programs[i]);
+}
+
+/* cpusteer names the commands that moved to cpusteer-bench without
+ * linking them: the names must be those of cpusteer-bench's table, and
+ * no command may be in both programs.
+ */
+static void test_moved_commands_are_the_bench_s(void)
+{
+	const struct cli_command *const *c, *const *o;
+	const char *const *m = cpusteer_program.moved;
+	char what[160];
+
+	ASSERT_TRUE(cpusteer_program.moved_to &&
+		    !strcmp(cpusteer_program.moved_to, cpusteer_bench_program.name),
+		    "cpusteer's moved commands went to cpusteer-bench");
+	for (c = cpusteer_bench_program.commands; *c; c++, m++) {
+		snprintf(what, sizeof(what), "cpusteer names %s as moved, in the bench's order",
+			 (*c)->name);
+		ASSERT_TRUE(m && *m && !strcmp(*m, (*c)->name), what);
+		if (!m || !*m)
+			return;
+		for (o = cpusteer_program.commands; *o; o++) {
+			snprintf(what, sizeof(what), "%s is not a command of both programs",
+				 (*c)->name);
+			ASSERT_TRUE(strcmp((*o)->name, (*c)->name), what);
+		}
 	}
-	free(made);
+	ASSERT_TRUE(!*m, "cpusteer names no moved command the bench does not have");
 }
 
 static void check_names_unique(const struct cli_command *cmd, void *ctx)
@@ -298,7 +366,7 @@ static void check_help_exits_zero(const struct cli_command *cmd, void *ctx)
 	struct parse_run r;
 
 	(void)ctx;
-	snprintf(want, sizeof(want), "usage: cpusteer %s", cmd->name);
+	snprintf(want, sizeof(want), "usage: %s %s", cli_program_name, cmd->name);
 	/* No options struct: --help ends the parse before any parser runs. */
 	parse_args(cmd, NULL, &r, "--help", NULL);
 	snprintf(what, sizeof(what), "%s --help: exit status 0", cmd->name);
@@ -428,6 +496,7 @@ int main(void)
 		TU_TEST(test_help_fits_a_terminal),
 		TU_TEST(test_every_option_is_in_the_man_page),
 		TU_TEST(test_man_synopsis_is_made_from_the_tables),
+		TU_TEST(test_moved_commands_are_the_bench_s),
 		TU_TEST(test_each_option_is_declared_once),
 		TU_TEST(test_usage_errors_are_one_line),
 		TU_TEST(test_help_exits_zero),

@@ -52,8 +52,9 @@ seed_tree() {	# OUT
 	done
 }
 
-# Builds (or brings up to date) the loader and the program tests with
-# COMPILER's BPF objects in build/COMPILER.
+# Builds (or brings up to date) both programs and the program tests with
+# COMPILER's BPF objects in build/COMPILER (the nic-hash test's traffic
+# comes from that tree's cpusteer-bench gen).
 build_tree() {	# COMPILER LOG
 	local out=build/$1 t targets=()
 
@@ -62,9 +63,9 @@ build_tree() {	# COMPILER LOG
 		targets+=("$out/selftests/$t")
 	done
 	make -C "$TU_TOP" -s -j2 --no-print-directory OUT="$out" CLANG="$1" \
-		"$out/cpusteer" "${targets[@]}" >"$2" 2>&1 && return 0
+		"$out/cpusteer" "$out/cpusteer-bench" "${targets[@]}" >"$2" 2>&1 && return 0
 	# A failed build must not leave an earlier build's programs to be run.
-	(cd "$TU_TOP" && rm -f "$out/cpusteer" "${targets[@]}")
+	(cd "$TU_TOP" && rm -f "$out/cpusteer" "$out/cpusteer-bench" "${targets[@]}")
 	return 1
 }
 
@@ -111,7 +112,8 @@ program_tests_pass_with() {	# COMPILER [HASH]
 	done
 }
 
-# A shell test file run with COMPILER's cpusteer.
+# A shell test file run with COMPILER's cpusteer (and the cpusteer-bench
+# beside it).
 script_passes_with() {	# COMPILER SCRIPT
 	local cs=$TU_TOP/build/$1/cpusteer log=$T_TMP/$1.$2 rc
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# make install and make uninstall under DESTDIR, and the bash completion
-# they install: made from the option tables, it must offer every command
-# and every option each command's --help lists, fixed values where an
+# make install and make uninstall under DESTDIR, and the bash completions
+# they install, one per program (cpusteer, cpusteer-bench): made from the
+# option tables, each must offer every command of its program and every
+# option each command's --help lists, fixed values where an
 # option has them, and interface names where an interface goes. The
 # systemd units it installs pass systemd's own check and run the
 # installed binary on files under SYSCONFDIR.
@@ -13,13 +14,15 @@ set -u
 
 t_tmpdir
 ROOT=$T_TMP/root
-COMPLETION=$ROOT/usr/share/bash-completion/completions/cpusteer
+COMPLETIONS=$ROOT/usr/share/bash-completion/completions
 
-# The completions bash would offer for the command line WORDS..., the
-# last being the word under the cursor; one per line, sorted.
-complete_words() {	# WORDS...
+# The completions bash would offer for the command line PROGRAM WORDS...,
+# the last being the word under the cursor, by the function PROGRAM's
+# script registers; one per line, sorted.
+complete_words() {	# PROGRAM WORDS...
 	bash -c '. "$1" || exit 1; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
-		 _cpusteer; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMPLETION" "$@" | sort
+		 fn=$(complete -p "$1" | awk "{ print \$3 }") && "$fn"
+		 printf "%s\n" "${COMPREPLY[@]}"' _ "$COMPLETIONS/$1" "$@" | sort
 }
 
 test_install_puts_the_listed_files() {
@@ -29,12 +32,14 @@ test_install_puts_the_listed_files() {
 		{ t_fail "make install failed: $out"; return; }
 	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
 	t_eq "installed files" \
-		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
+		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/sbin/cpusteer-bench ./usr/share/bash-completion/completions/cpusteer ./usr/share/bash-completion/completions/cpusteer-bench ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer-bench.8 ./usr/share/man/man8/cpusteer.8 " \
 		"$files"
-	"$ROOT/usr/sbin/cpusteer" --help >/dev/null || t_fail "the installed binary does not run"
-	cmp -s "$TU_TOP/cpusteer.8" "$ROOT/usr/share/man/man8/cpusteer.8" ||
-		t_fail "the installed man page is not the tree's"
-	[ "$(stat -c %a "$ROOT/usr/sbin/cpusteer")" = 755 ] || t_fail "the binary is not mode 755"
+	for p in cpusteer cpusteer-bench; do
+		"$ROOT/usr/sbin/$p" --help >/dev/null || t_fail "the installed $p does not run"
+		cmp -s "$TU_TOP/$p.8" "$ROOT/usr/share/man/man8/$p.8" ||
+			t_fail "the installed $p.8 is not the tree's"
+		[ "$(stat -c %a "$ROOT/usr/sbin/$p")" = 755 ] || t_fail "$p is not mode 755"
+	done
 }
 
 # Installed where its paths are real (no DESTDIR), so that systemd can
@@ -65,24 +70,28 @@ test_units_verify() {
 
 test_completion_completes_commands() {
 	t_eq "cpusteer lo<TAB>" load "$(complete_words cpusteer lo)"
-	t_eq "cpusteer ba<TAB>" "balance" "$(complete_words cpusteer ba)"
+	t_eq "cpusteer b<TAB>" "balance" "$(complete_words cpusteer b)"
 	t_eq "cpusteer s<TAB>" "$(printf '%s\n' sample-pcap set stats status)" \
 		"$(complete_words cpusteer s)"
+	t_eq "cpusteer-bench <TAB>" "$(printf '%s\n' --help bench demo gen)" \
+		"$(complete_words cpusteer-bench '')"
 }
 
 # Every option of every command's --help (both forms of bench) is offered.
 test_completion_offers_every_option() {
-	local cmd want got missing
+	local program cmd want got missing
 
-	for cmd in $("$CPUSTEER" --help | awk '/^  [a-z]/ { print $1 }'); do
-		want=$({ "$CPUSTEER" "$cmd" --help
-			 [ "$cmd" = bench ] && "$CPUSTEER" bench --program --help; } |
-			sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' | sort -u)
-		[ -n "$want" ] || t_fail "cpusteer $cmd --help lists no option"
-		[ "$cmd" = bench ] && want=$(printf '%s\n' "$want" --program | sort -u)
-		got=$(complete_words cpusteer "$cmd" --)
-		missing=$(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' ')
-		[ -z "$missing" ] || t_fail "cpusteer $cmd --<TAB> lacks: $missing"
+	for program in "$CPUSTEER" "$CPUSTEER_BENCH"; do
+		for cmd in $("$program" --help | awk '/^  [a-z]/ { print $1 }'); do
+			want=$({ "$program" "$cmd" --help
+				 [ "$cmd" = bench ] && "$program" bench --program --help; } |
+				sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' | sort -u)
+			[ -n "$want" ] || t_fail "${program##*/} $cmd --help lists no option"
+			[ "$cmd" = bench ] && want=$(printf '%s\n' "$want" --program | sort -u)
+			got=$(complete_words "${program##*/}" "$cmd" --)
+			missing=$(comm -23 <(echo "$want") <(echo "$got") | tr '\n' ' ')
+			[ -z "$missing" ] || t_fail "${program##*/} $cmd --<TAB> lacks: $missing"
+		done
 	done
 }
 
@@ -93,7 +102,8 @@ test_completion_offers_values_and_interfaces() {
 		"$(complete_words cpusteer set lo --gro '')"
 	t_eq "load IFACE --qsize <TAB>" "" "$(complete_words cpusteer load lo --qsize '')"
 	t_eq "status l<TAB>" "lo" "$(complete_words cpusteer status l | grep -x lo)"
-	t_eq "bench --dev l<TAB>" "lo" "$(complete_words cpusteer bench --dev l | grep -x lo)"
+	t_eq "cpusteer-bench bench --dev l<TAB>" "lo" \
+		"$(complete_words cpusteer-bench bench --dev l | grep -x lo)"
 }
 
 test_uninstall_removes_them() {

@@ -9,7 +9,7 @@
 #
 #   netns csA<pid>                         netns csB<pid>
 #   vethA<pid> ---------------------------- vethB<pid>
-#   cpusteer gen: 200 UDP flows,           cpusteer load --cpus 0-1 --key KEY
+#   cpusteer-bench gen: 200 UDP flows,     cpusteer load --cpus 0-1 --key KEY
 #     flows 0-3 carry 60% of frames          --bucket-stats --remote drop
 #     (10.201.0.1:1024+i -> 10.201.0.2:9)  cpusteer balance, in steps
 #
@@ -99,7 +99,7 @@ for i in 0 1 2 3; do
 done >"$NETNS_TMP/elephant_cpus"
 cpus=$(sort -u "$NETNS_TMP/elephant_cpus" | tr '\n' ' ')
 [ "$cpus" = "0 " ] || t_abort "the key no longer puts the four elephants on CPU 0 (got CPUs $cpus)"
-bg_a "$CPUSTEER" gen "$VA" --flows $FLOWS --elephants 4 --elephant-share 60 --duration 600 \
+bg_a "$CPUSTEER_BENCH" gen "$VA" --flows $FLOWS --elephants 4 --elephant-share 60 --duration 600 \
 	>"$NETNS_TMP/gen" 2>&1
 gen=$BG_PID
 

@@ -9,7 +9,7 @@
 #   vethA<pid> 10.200.0.1 ----------------- vethB<pid> 10.200.0.2
 #   udp_flows send: 64 flows x 5           cpusteer load --cpus 0-1 --key KEY1
 #     (through A's stack: hashed)            --hash nic
-#   cpusteer gen: 1 flow (XDP: no hash)    udp_flows recv, 64 sockets
+#   cpusteer-bench gen: 1 flow (no hash)   udp_flows recv, 64 sockets
 #
 # No IPv6 on A and static neighbours: every frame B counts is one the
 # test sent, so the counts are exact.
@@ -75,7 +75,7 @@ read_counters "$NETNS_TMP/c0"
 nic_counts >"$NETNS_TMP/n0"
 # One flow, sent by XDP: no driver hash, so every frame takes multilinear
 # and goes to the CPU classify names for it.
-bg_a "$CPUSTEER" gen "$VA" --flows 1 --duration 60 >/dev/null
+bg_a "$CPUSTEER_BENCH" gen "$VA" --flows 1 --duration 60 >/dev/null
 gen=$BG_PID
 n=$(field "$NETNS_TMP/c0" rx_packets)
 wait_counted "$n" $GEN_FRAMES >/dev/null || t_fail "the generator's frames did not arrive"

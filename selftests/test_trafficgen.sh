@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cpusteer gen, the built-in traffic generator: every frame it reports as
+# cpusteer-bench gen, the built-in traffic generator: every frame it reports as
 # sent reaches the receiver's steering program or is counted as a veth
 # transmit error; its flows spread over the CPUs; IPv6 and TCP frames carry
 # checksums the receiving stack accepts; bad input is refused in one line.
@@ -7,7 +7,8 @@
 #   netns csA<pid>                          netns csB<pid>
 #   vethA<pid> (no IPv6: nothing    ----->  vethB<pid>
 #   else leaves A)                          cpusteer load --cpus 0-1
-#   cpusteer gen vethA --dst-mac <vethB>      --remote drop (counting tests)
+#   cpusteer-bench gen vethA                  --remote drop (counting tests)
+#     --dst-mac <vethB>
 #     XDP live frames, XDP_TX               --remote pass  (checksum test,
 #                                             with 10.201.0.2 and fd21::2)
 #                                           sport_count (XDP: frames per
@@ -81,12 +82,12 @@ json_num() {	# KEY
 	sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" "$GEN_JSON"
 }
 
-# Runs cpusteer gen on vethA towards vethB's MAC with the options given,
+# Runs cpusteer-bench gen on vethA towards vethB's MAC with the options given,
 # between two snapshots. The pause lets frames still queued in the veth
 # ring or a cpumap reach the counters.
 gen_run() {	# GEN-OPTIONS...
 	snapshot "$NETNS_TMP/before"
-	in_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" "$@" >"$GEN_JSON" 2>"$GEN_ERR"
+	in_a "$CPUSTEER_BENCH" gen "$VA" --json --dst-mac "$MAC_B" "$@" >"$GEN_JSON" 2>"$GEN_ERR"
 	GEN_RC=$?
 	sleep 0.5
 	snapshot "$NETNS_TMP/after"
@@ -108,7 +109,7 @@ check_delivered() {
 	local sent rx xmit_err
 
 	if [ "$GEN_RC" != 0 ]; then
-		t_fail "cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+		t_fail "cpusteer-bench gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
 		return 1
 	fi
 	sent=$(json_num sent)
@@ -177,8 +178,8 @@ t_end
 # short counts in sent but not in attempted, so only sent is compared.
 t_begin trafficgen_stops_on_sigint
 snapshot "$NETNS_TMP/before"
-bg_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" --duration 120 >"$GEN_JSON" 2>"$GEN_ERR"
-wait_until 60 catches_sigint "$BG_PID" || t_fail "cpusteer gen installed no SIGINT handler within 60 s"
+bg_a "$CPUSTEER_BENCH" gen "$VA" --json --dst-mac "$MAC_B" --duration 120 >"$GEN_JSON" 2>"$GEN_ERR"
+wait_until 60 catches_sigint "$BG_PID" || t_fail "cpusteer-bench gen installed no SIGINT handler within 60 s"
 sleep 1
 kill -INT "$BG_PID"
 wait "$BG_PID"
@@ -186,7 +187,7 @@ GEN_RC=$?
 sleep 0.5
 snapshot "$NETNS_TMP/after"
 if [ "$GEN_RC" != 0 ]; then
-	t_fail "cpusteer gen exited with $GEN_RC after SIGINT: $(head -1 "$GEN_ERR")"
+	t_fail "cpusteer-bench gen exited with $GEN_RC after SIGINT: $(head -1 "$GEN_ERR")"
 else
 	secs=$(json_num seconds)
 	awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 60) }' ||
@@ -214,7 +215,7 @@ for mode in "udp4 UdpNoPorts UdpInCsumErrors" "udp6 Udp6NoPorts Udp6InCsumErrors
 	shift 3
 	good0=$(nstat_b "$good") bad0=$(nstat_b "$bad") hdr0=$(nstat_b IpInHdrErrors)
 	gen_run --duration 0.3 --flows 50 "$@"
-	[ "$GEN_RC" = 0 ] || t_fail "$name: cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+	[ "$GEN_RC" = 0 ] || t_fail "$name: cpusteer-bench gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
 	t_ge "$name: $good (frames B's stack accepted)" 1 $(($(nstat_b "$good") - good0))
 	t_eq "$name: $bad" 0 $(($(nstat_b "$bad") - bad0))
 	t_eq "$name: IpInHdrErrors" 0 $(($(nstat_b IpInHdrErrors) - hdr0))
@@ -236,12 +237,12 @@ else
 		t_fail "cannot attach $SPORT_OBJ to $VB"
 	fi
 	veth_counters >"$NETNS_TMP/before"
-	in_a "$CPUSTEER" gen "$VA" --json --dst-mac "$MAC_B" --duration 1 --flows 100 \
+	in_a "$CPUSTEER_BENCH" gen "$VA" --json --dst-mac "$MAC_B" --duration 1 --flows 100 \
 		--elephants 4 --elephant-share 60 >"$GEN_JSON" 2>"$GEN_ERR"
 	GEN_RC=$?
 	sleep 0.5
 	veth_counters >"$NETNS_TMP/after"
-	[ "$GEN_RC" = 0 ] || t_fail "cpusteer gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
+	[ "$GEN_RC" = 0 ] || t_fail "cpusteer-bench gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
 	t_eq "elephants in gen's JSON" 4 "$(json_num elephants)"
 	t_eq "elephant_share in gen's JSON" 60 "$(json_num elephant_share)"
 	sport_counts >"$NETNS_TMP/sports"
@@ -285,7 +286,7 @@ for args in "nosuch$$" "$VA --size 10" "$VA --flows 0" "$VA --ipv6 --tcp --size 
 	"$VA --elephants 0" "$VA --elephants 65" "$VA --flows 4 --elephants 4" \
 	"$VA --elephant-share 50" "$VA --elephants 2 --elephant-share 100"; do
 	# shellcheck disable=SC2086
-	in_a "$CPUSTEER" gen $args --duration 0.1 >"$NETNS_TMP/bad.out" 2>"$NETNS_TMP/bad.err"
+	in_a "$CPUSTEER_BENCH" gen $args --duration 0.1 >"$NETNS_TMP/bad.out" 2>"$NETNS_TMP/bad.err"
 	rc=$?
 	[ "$rc" != 0 ] || t_fail "gen $args: exited 0"
 	t_eq "gen $args: stderr lines" 1 "$(wc -l <"$NETNS_TMP/bad.err")"

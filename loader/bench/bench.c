@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer bench: option parsing and dispatch to the benchmark kinds. */
+/* cpusteer-bench bench: option parsing and dispatch to the benchmark
+ * kinds.
+ */
 #include <stdlib.h>
 #include "bench.h"
+#include "bench_commands.h"
 #include "bench_live.h"
 #include "cli.h"
 #include "commands.h"
@@ -78,7 +81,7 @@ const struct cli_command bench_command = {
 	.name = "bench",
 	.summary = "measure throughput on a veth test bed (--program: per-packet ns)",
 	.about = "Throughput (the default): builds a veth pair with its receiving end in a\n"
-		 "namespace of its own, loads cpusteer there through this CLI, floods it\n"
+		 "namespace of its own, loads cpusteer there through its CLI, floods it\n"
 		 "with 64-byte UDP from the live-frames generator (pinned to CPU 0) or\n"
 		 "runs iperf3 through it, and removes everything afterwards, also after\n"
 		 "Ctrl-C (exit status 130).\n",

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer bench (throughput): traffic from the live-frames generator, or
- * iperf3, through a veth into a namespace where cpusteer (or RPS, or
- * nothing) receives it; each case measured several times, medians and
- * run-by-run ratios to a baseline reported.
+/* cpusteer-bench bench (throughput): traffic from the live-frames
+ * generator, or iperf3, through a veth into a namespace where cpusteer (or
+ * RPS, or nothing) receives it; each case measured several times, medians
+ * and run-by-run ratios to a baseline reported.
  *
  * cpusteer is driven through its own CLI inside the namespace, as an
  * operator would (testbed.c); what the receiver counted is read by an

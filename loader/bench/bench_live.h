@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Throughput benchmark (`cpusteer bench` without --program): each case of
- * the chosen scenarios run on the test bed (testbed.h) and measured by an
- * observer (observer.h) several times, or with --dev a real interface
- * measured once. The cases and their figures are in bench_cases.h.
+/* Throughput benchmark (`cpusteer-bench bench` without --program): each
+ * case of the chosen scenarios run on the test bed (testbed.h) and
+ * measured by an observer (observer.h) several times, or with --dev a real
+ * interface measured once. The cases and their figures are in bench_cases.h.
  */
 #ifndef CPUSTEER_BENCH_LIVE_H
 #define CPUSTEER_BENCH_LIVE_H

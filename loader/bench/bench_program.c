@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer bench --program: per-packet cost of the steering program by
- * BPF_PROG_TEST_RUN repeats, each figure the median of several runs and a
- * ratio to the no-touch redirect measured in the same run.
+/* cpusteer-bench bench --program: per-packet cost of the steering program
+ * by BPF_PROG_TEST_RUN repeats, each figure the median of several runs
+ * and a ratio to the no-touch redirect measured in the same run.
  */
 #include <errno.h>
 #include <math.h>

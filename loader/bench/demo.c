@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer demo: the whole job on a machine without a NIC. It builds the
- * bench's veth pair and namespace, loads cpusteer on the receiving end
- * through this CLI, floods it from the live-frames generator while
- * `cpusteer stats` shows the per-CPU view once a second, then prints what
- * was sent and where it went, unloads and removes everything (also after
- * Ctrl-C).
+/* cpusteer-bench demo: the whole job on a machine without a NIC. It
+ * builds the bench's veth pair and namespace, loads cpusteer on the
+ * receiving end through its command line, floods it from the live-frames
+ * generator while `cpusteer stats` shows the per-CPU view once a second,
+ * then prints what was sent and where it went, unloads and removes
+ * everything (also after Ctrl-C).
  */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include "commands.h"
+#include "bench_commands.h"
 #include "log.h"
 #include "observer.h"
 #include "cli.h"
@@ -23,7 +23,7 @@
 static pid_t spawn_stats(struct testbed *b, __u32 seconds)
 {
 	char count[16];
-	char *argv[] = { (char *)self_exe(), "stats", b->topo.rx_if, "--count", count, NULL };
+	char *argv[] = { (char *)cpusteer_beside(), "stats", b->topo.rx_if, "--count", count, NULL };
 
 	snprintf(count, sizeof(count), "%u", seconds);
 	fflush(stdout);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cpusteer gen: the built-in traffic generator on one interface, for
- * benchmarks and demos on machines without a NIC or pktgen.
+/* cpusteer-bench gen: the built-in traffic generator on one interface,
+ * for benchmarks and demos on machines without a NIC or pktgen.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include "bench_commands.h"
 #include "commands.h"
 #include "ifname.h"
 #include "cpuset.h"

@@ -167,14 +167,14 @@ static int run_host(char *const argv[], double *ms)
 
 #define TESTBED_MAX_ARGS 22
 
-/* argv for cpusteer ARGS...: the running binary, then at most
+/* argv for cpusteer ARGS...: the cpusteer beside us, then at most
  * TESTBED_MAX_ARGS of them.
  */
 static void cli_argv(char *const args[], char *argv[TESTBED_MAX_ARGS + 2])
 {
 	int i;
 
-	argv[0] = (char *)self_exe();
+	argv[0] = (char *)cpusteer_beside();
 	for (i = 0; args[i] && i < TESTBED_MAX_ARGS; i++)
 		argv[i + 1] = args[i];
 	argv[i + 1] = NULL;
@@ -434,6 +434,8 @@ static int testbed_init(struct testbed *b)
 	int err;
 
 	memset(b, 0, sizeof(*b));
+	if (!cpusteer_beside())
+		return -ENOENT;
 	b->ncpus = libbpf_num_possible_cpus();
 	if (b->ncpus <= 0)
 		return b->ncpus ? b->ncpus : -EINVAL;

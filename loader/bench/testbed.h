@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The test bed that `cpusteer bench` and `cpusteer demo` build for
- * themselves: the namespaced veth pair of topology.h, cpusteer driven
- * through its own CLI inside the namespace, the live-frames generator on a
- * thread of its own, and the Ctrl-C handling that lets a run unload
- * cpusteer and remove everything before it exits.
+/* The test bed that `cpusteer-bench bench` and `cpusteer-bench demo`
+ * build for themselves: the namespaced veth pair of topology.h, the
+ * cpusteer beside them driven through its CLI inside the namespace, the
+ * live-frames generator on a thread of its own, and the Ctrl-C handling
+ * that lets a run unload cpusteer and remove everything before it exits.
  */
 #ifndef CPUSTEER_TESTBED_H
 #define CPUSTEER_TESTBED_H

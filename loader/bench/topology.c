@@ -7,8 +7,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +19,10 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/if.h>
+#include "bench_commands.h"
 #include "device.h"
 #include "log.h"
 #include "topology.h"
@@ -26,18 +30,93 @@
 static struct topology *registered;
 static int host_ns_fd = -1;
 
-const char *self_exe(void)
+/* Whether what `path` holds is this program's to trust: owned by root or
+ * by whoever owns the program itself (who could have changed the
+ * program anyway), and writable by nobody else, or, a folder, with the
+ * sticky bit, under which others cannot rename or remove what they do
+ * not own. One line when not.
+ */
+static bool trusted(const char *path, const struct stat *st, uid_t owner)
 {
-	static char path[4096];
+	bool others_write = st->st_mode & (S_IWGRP | S_IWOTH);
+	bool sticky_folder = S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX);
+
+	if (st->st_uid != 0 && st->st_uid != owner) {
+		log_err("will not run cpusteer: %s belongs to uid %u, neither root nor the owner "
+			"of " BENCH_PROGRAM, path, (unsigned int)st->st_uid);
+		return false;
+	}
+	if (others_write && !sticky_folder) {
+		log_err("will not run cpusteer: users other than its owner may write %s (mode %03o)",
+			path, (unsigned int)(st->st_mode & 0777));
+		return false;
+	}
+	return true;
+}
+
+/* Whether every folder from `dir` up to / is trusted, so that nobody
+ * else can put another file or folder where cpusteer is looked for.
+ */
+static bool folders_trusted(const char *dir, uid_t owner)
+{
+	char path[PATH_MAX], *slash;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (;;) {
+		if (stat(path[0] ? path : "/", &st)) {
+			log_err("cannot find cpusteer: %s: %s", path[0] ? path : "/", strerror(errno));
+			return false;
+		}
+		if (!trusted(path[0] ? path : "/", &st, owner))
+			return false;
+		if (!path[0])
+			return true;
+		slash = strrchr(path, '/');
+		*slash = '\0';
+	}
+}
+
+/* cpusteer_beside's search, into `path`. */
+static bool find_beside(char path[PATH_MAX])
+{
+	struct stat self, cs;
+	char *slash;
 	ssize_t n;
 
-	if (path[0])
-		return path;
-	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	if (n < 0)
-		return "cpusteer";
+	n = readlink("/proc/self/exe", path, PATH_MAX - sizeof("/cpusteer"));
+	if (n < 0 || stat("/proc/self/exe", &self)) {
+		log_err("cannot find cpusteer: where this program is: %s", strerror(errno));
+		return false;
+	}
 	path[n] = '\0';
-	return path;
+	/* The kernel's resolved path: absolute, every link resolved. */
+	slash = strrchr(path, '/');
+	*slash = '\0';
+	if (!folders_trusted(path, self.st_uid))
+		return false;
+	strcpy(slash, "/cpusteer");
+	if (lstat(path, &cs)) {
+		log_err("cannot run cpusteer: %s: %s (" BENCH_PROGRAM " drives the cpusteer of "
+			"its own folder)", path, strerror(errno));
+		return false;
+	}
+	if (!S_ISREG(cs.st_mode)) {
+		log_err("will not run cpusteer: %s is not a regular file (%s)", path,
+			S_ISLNK(cs.st_mode) ? "a symbolic link" : "of another type");
+		return false;
+	}
+	return trusted(path, &cs, self.st_uid);
+}
+
+const char *cpusteer_beside(void)
+{
+	static char path[PATH_MAX];
+	static bool found;
+
+	if (!found)
+		found = find_beside(path);
+	return found ? path : NULL;
 }
 
 const char *program_path(const char *name, char *buf, size_t len)

@@ -53,8 +53,14 @@ int topology_leave(void);
  */
 size_t read_bounded(int fd, char *out, size_t len);
 
-/* Path of the running cpusteer binary, for running it inside the ns. */
-const char *self_exe(void);
+/* The cpusteer that the bench drives: the one in this program's own
+ * folder (that of the resolved /proc/self/exe), a regular file, it and
+ * the folder owned by root or by this program's owner and writable by
+ * nobody else, so that root never runs one found through PATH, or a
+ * link or file another user could have put there. Found once; NULL
+ * after one line saying why not.
+ */
+const char *cpusteer_beside(void);
 /* Where program NAME is in $PATH (written to buf), or NULL when it is not
  * installed.
  */

@@ -8,7 +8,6 @@
 #include "ifname.h"
 #include "log.h"
 
-#define EXIT_USAGE 2
 #define MAX_OPTIONS 48
 #define OPTION_ID_BASE 0x100	/* above every short option's letter */
 #define SELECTOR_ID (OPTION_ID_BASE - 1)
@@ -17,6 +16,8 @@
 #define LINE_WIDTH 80
 #define WHERE_LEN 288		/* "FILE:LINE" as config_file.c shows it */
 #define GROUP_MAX_OPTIONS 64	/* the bits of a group's record of what was given */
+
+const char *cli_program_name = "cpusteer";
 
 /* The built-in options every command takes, each also as its first
  * letter (-h, -v).
@@ -90,8 +91,8 @@ static const char *word_at(char **argv, char *buf, size_t len)
 
 static int usage_error(const struct cli_command *cmd, const char *what, const char *word)
 {
-	log_err("%s: %s%s%s%s (cpusteer %s --help)", cmd->name, what, word ? " '" : "",
-		word ? word : "", word ? "'" : "", cmd->name);
+	log_err("%s: %s%s%s%s (%s %s --help)", cmd->name, what, word ? " '" : "",
+		word ? word : "", word ? "'" : "", cli_program_name, cmd->name);
 	return -EINVAL;
 }
 
@@ -114,7 +115,8 @@ static int check_operands(const struct cli_command *cmd, int argc, char **argv)
 	int n = argc - optind;
 
 	if (n < required) {
-		log_err("%s: expected %s (cpusteer %s --help)", cmd->name, cmd->operands, cmd->name);
+		log_err("%s: expected %s (%s %s --help)", cmd->name, cmd->operands, cli_program_name,
+			cmd->name);
 		return -EINVAL;
 	}
 	if (n > allowed) {
@@ -456,7 +458,7 @@ static void print_option(const struct cli_option *o, const char *shorthand, FILE
 
 static void print_usage_line(const struct cli_command *cmd, FILE *f)
 {
-	fprintf(f, "usage: cpusteer %s%s%s%s%s [OPTIONS]\n", cmd->name,
+	fprintf(f, "usage: %s %s%s%s%s%s [OPTIONS]\n", cli_program_name, cmd->name,
 		cmd->selector ? " --" : "", cmd->selector ? cmd->selector : "",
 		cmd->operands ? " " : "", cmd->operands ? cmd->operands : "");
 }
@@ -520,7 +522,9 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 	char choices[SHOWN_LEN];
 	const char *value;
 
-	fputs(".B cpusteer ", f);
+	fputs(".B ", f);
+	roff_text(cli_program_name, f);
+	fputc(' ', f);
 	roff_text(cmd->name, f);
 	if (cmd->selector) {
 		fputs(" \\-\\-", f);

@@ -207,12 +207,38 @@ struct cli_command {
 	int (*run)(int argc, char **argv);
 };
 
+/* A program of commands: cpusteer, the operator's, and cpusteer-bench,
+ * which measures it. Each has its own main, command table, --help, man
+ * page and bash completion, all made from these tables.
+ */
+struct cli_program {
+	const char *name;				/* as usage lines give it */
+	const struct cli_command *const *commands;	/* ended by NULL */
+	/* Names of commands it once had, now another program's: not
+	 * linked, only named, so that an old command line is told where to
+	 * go. Ended by NULL; NULL for none.
+	 */
+	const char *const *moved;
+	const char *moved_to;				/* that program */
+};
+
+/* The name usage lines and their hints give the running program: its
+ * main sets it before it parses (cpusteer, the default, or
+ * cpusteer-bench).
+ */
+extern const char *cli_program_name;
+
 /* A numeric default shown from the constant the code uses. */
 #define CLI_NUMBER(x) CLI_STRINGIFY_(x)
 #define CLI_STRINGIFY_(x) #x
 
 /* What cli_parse found. */
 #define CLI_HELP_SHOWN 1
+
+/* The exit status of a usage error, in every command of every program
+ * (cpusteer.8, EXIT STATUS).
+ */
+#define EXIT_USAGE 2
 
 /* Parses the options of argv (argv[0] is the command's name) into `opts`
  * and checks the operand count. Returns 0 with *operands set to the

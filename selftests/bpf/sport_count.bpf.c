@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A receiver that counts IPv4 UDP frames by source port and drops them,
- * so that a test can hold what each of `cpusteer gen`'s flows delivered
- * against the flow mix it was asked for (test_trafficgen.sh). Ports count
- * from the generator's first, 1024; the last entry takes every other
- * frame, so that none goes unseen.
+ * so that a test can hold what each of `cpusteer-bench gen`'s flows
+ * delivered against the flow mix it was asked for (test_trafficgen.sh).
+ * Ports count from the generator's first, 1024; the last entry takes
+ * every other frame, so that none goes unseen.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The bash completion script, made from the same option tables as the
- * parser, --help and the man page's SYNOPSIS, so that it offers exactly
- * what cpusteer accepts: every command, each command's options (both
- * forms of bench), the fixed values of options such as --hash, interface
- * names where an interface goes and file names where a file goes.
- * `make` writes it to build/cpusteer.bash; `make install` installs it.
+/* The bash completion script of a program, made from the same option
+ * tables as the parser, --help and the man page's SYNOPSIS, so that it
+ * offers exactly what the program accepts: every command, each command's
+ * options (both forms of bench), the fixed values of options such as
+ * --hash, interface names where an interface goes and file names where a
+ * file goes. `make` writes it to build/PROGRAM.bash; `make install`
+ * installs it.
  */
 #include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
-#include "commands.h"
+#include "program.h"
 
 /* What a value or an operand shown as `shown` is completed from. */
 static const char *completer_of(const char *shown)
@@ -105,27 +106,38 @@ static void print_command(const struct cli_command *cmd, FILE *f)
 	fputs("\t\t\tfi ;;\n\t\tesac ;;\n", f);
 }
 
-void commands_print_bash_completion(FILE *f)
+/* The script's function for program NAME: _NAME, a '-' written '_'. */
+static void print_function_name(const char *name, FILE *f)
+{
+	fputc('_', f);
+	for (; *name; name++)
+		fputc(*name == '-' ? '_' : *name, f);
+}
+
+void program_print_bash_completion(const struct cli_program *p, FILE *f)
 {
 	const struct cli_command *const *c;
 
-	fputs("# bash completion for cpusteer, made by `cpusteer --bash-completion`\n"
-	      "# from its option tables.\n\n"
-	      "_cpusteer_interfaces() {\n"
+	fprintf(f, "# bash completion for %s, made by `%s --bash-completion`\n"
+		"# from its option tables.\n\n", p->name, p->name);
+	fputs("_cpusteer_interfaces() {\n"
 	      "\tCOMPREPLY=($(compgen -W \"$(ls /sys/class/net 2>/dev/null)\" -- \"$cur\"))\n"
 	      "}\n\n"
 	      "_cpusteer_files() {\n"
 	      "\tCOMPREPLY=($(compgen -f -- \"$cur\"))\n"
-	      "}\n\n"
-	      "_cpusteer() {\n"
+	      "}\n\n", f);
+	print_function_name(p->name, f);
+	fputs("() {\n"
 	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}\n\n"
 	      "\tCOMPREPLY=()\n"
 	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
 	      "\t\tCOMPREPLY=($(compgen -W \"--help", f);
-	for (c = cpusteer_commands; *c; c++)
+	for (c = p->commands; *c; c++)
 		fprintf(f, " %s", (*c)->name);
 	fputs("\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase ${COMP_WORDS[1]} in\n", f);
-	for (c = cpusteer_commands; *c; c++)
+	for (c = p->commands; *c; c++)
 		print_command(*c, f);
-	fputs("\tesac\n}\n\ncomplete -F _cpusteer cpusteer\n", f);
+	fputs("\tesac\n}\n\ncomplete -F ", f);
+	print_function_name(p->name, f);
+	fprintf(f, " %s\n", p->name);
 }
