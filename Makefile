@@ -33,6 +33,30 @@ CFLAGS   += -Wall -Wextra -Werror -std=gnu11 -Iinclude -I$(OUT) $(addprefix -I,$
 LDLIBS   := $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf -lelf -lz) -lpcap -lm \
             $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 
+# What the build is, for `cpusteer version` and the exporter's
+# cpusteer_build_info (loader/lib/version.c): the version as
+# debian/changelog gives it, the one place it is written, so that the
+# binary and the package cannot disagree; the commit ("-dirty" with
+# changes not committed); the BPF compiler; the libraries' versions
+# built against. Written when the Makefile is read, and only when it
+# differs, so that a new commit rebuilds version.o and nothing else.
+CPUSTEER_VERSION := $(shell awk 'NR == 1 { gsub(/[()]/, "", $$2); print $$2 }' debian/changelog)
+CPUSTEER_COMMIT  := $(shell c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+			{ git diff-index --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; } || \
+			echo unknown)
+BUILD_VERSION_H  := $(OUT)/build_version.h
+define BUILD_VERSION
+#define CPUSTEER_VERSION "$(CPUSTEER_VERSION)"
+#define CPUSTEER_COMMIT "$(CPUSTEER_COMMIT)"
+#define CPUSTEER_BPF_COMPILER "$(shell $(CLANG) --version 2>/dev/null | head -n 1 | tr -d '"\\')"
+#define CPUSTEER_LIBBPF_BUILT "$(shell pkg-config --modversion libbpf 2>/dev/null || echo unknown)"
+#define CPUSTEER_LIBXDP_BUILT "$(shell pkg-config --modversion libxdp 2>/dev/null || echo unknown)"
+endef
+$(shell mkdir -p $(OUT))
+$(file >$(BUILD_VERSION_H).new,$(BUILD_VERSION))
+$(shell cmp -s $(BUILD_VERSION_H).new $(BUILD_VERSION_H) || cp $(BUILD_VERSION_H).new $(BUILD_VERSION_H); \
+	rm -f $(BUILD_VERSION_H).new)
+
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/%.skel.h,$(BPF_SRCS))

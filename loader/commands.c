@@ -3,6 +3,7 @@
  * everything but the two mains, can check every command's declaration.
  */
 #include "commands.h"
+#include "version.h"
 
 const struct cli_command *const cpusteer_commands[] = {
 	&load_command,
@@ -14,6 +15,7 @@ const struct cli_command *const cpusteer_commands[] = {
 	&balance_command,
 	&classify_command,
 	&sample_pcap_command,
+	&version_command,
 	NULL,
 };
 

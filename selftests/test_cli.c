@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "commands.h"
 #include "bench_commands.h"
 #include "commands.h"
 #include "load_opts.h"
 #include "program.h"
 #include "test_util.h"
+#include "version.h"
 
 static const struct cli_program *const programs[] = { &cpusteer_program, &cpusteer_bench_program };
 
@@ -258,6 +258,11 @@ static void test_moved_commands_are_the_bench_s(void)
 		    !strcmp(cpusteer_program.moved_to, cpusteer_bench_program.name),
 		    "cpusteer's moved commands went to cpusteer-bench");
 	for (c = cpusteer_bench_program.commands; *c; c++, m++) {
+		/* The one command both programs have on purpose. */
+		if (*c == &version_command) {
+			m--;
+			continue;
+		}
 		snprintf(what, sizeof(what), "cpusteer names %s as moved, in the bench's order",
 			 (*c)->name);
 		ASSERT_TRUE(m && *m && !strcmp(*m, (*c)->name), what);

@@ -260,6 +260,9 @@ test_apt_installs_them_and_they_run() {
 	done
 	out=$(/usr/sbin/cpusteer --help 2>&1) || t_fail "/usr/sbin/cpusteer --help failed: $out"
 	grep -q load <<<"$out" || t_fail "/usr/sbin/cpusteer --help lists no load command"
+	# The version is the package's: one place says it.
+	t_eq "version of the installed cpusteer" "$(dpkg-deb -f "$DEB" Version)" \
+		"$(/usr/sbin/cpusteer version --json | jq -r .version)"
 	out=$(/usr/sbin/cpusteer-bench demo --duration 1 2>&1) ||
 		t_fail "/usr/sbin/cpusteer-bench demo --duration 1 failed: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 	grep -q '^cpusteer unloaded, test bed removed$' <<<"$out" ||

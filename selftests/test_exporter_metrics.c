@@ -15,6 +15,7 @@
 #include "kernel_features.h"
 #include "log.h"
 #include "test_util.h"
+#include "version.h"
 
 #define NCPUS 2
 
@@ -330,6 +331,22 @@ static void test_state_dir_problem_is_a_series(void)
 	free(text);
 }
 
+/* One series, with no instance: what `cpusteer version` prints. */
+static void test_build_info_is_the_version(void)
+{
+	struct metrics_scrape s = { .ncpus = NCPUS };
+	char *text = exposition_of(&s), line[512];
+	struct build_info b;
+
+	build_info_get(&b);
+	snprintf(line, sizeof(line),
+		 "cpusteer_build_info{version=\"%s\",commit=\"%s\",libbpf=\"%s\",libxdp=\"%s\",bpf_compiler=\"%s\"} 1",
+		 b.version, b.commit, b.libbpf, b.libxdp, b.bpf_compiler);
+	ASSERT_LINE(text, line);
+	ASSERT_TRUE(b.version[0] && strcmp(b.commit, ""), "a version and a commit");
+	free(text);
+}
+
 /* Every instance judged has its health series, exported or not: one
  * that serves has its counters too, one a killed load left has only
  * these.
@@ -394,6 +411,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_counts_are_the_samples),
 	TU_TEST(test_skipped_by_reason),
 	TU_TEST(test_state_dir_problem_is_a_series),
+	TU_TEST(test_build_info_is_the_version),
 	TU_TEST(test_health_of_every_judged_instance),
 	TU_TEST(test_info_has_the_settings_not_the_key),
 };

@@ -73,7 +73,7 @@ test_completion_completes_commands() {
 	t_eq "cpusteer b<TAB>" "balance" "$(complete_words cpusteer b)"
 	t_eq "cpusteer s<TAB>" "$(printf '%s\n' sample-pcap set stats status)" \
 		"$(complete_words cpusteer s)"
-	t_eq "cpusteer-bench <TAB>" "$(printf '%s\n' --help bench demo gen)" \
+	t_eq "cpusteer-bench <TAB>" "$(printf '%s\n' --help bench demo gen version)" \
 		"$(complete_words cpusteer-bench '')"
 }
 

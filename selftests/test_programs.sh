@@ -58,8 +58,10 @@ test_moved_commands_say_where() {
 	done
 }
 
+# Its own and version, which both programs have.
 test_bench_lists_exactly_its_commands() {
-	t_eq "commands cpusteer-bench --help lists" "$BENCH_COMMANDS" "$(commands_of "$CPUSTEER_BENCH")"
+	t_eq "commands cpusteer-bench --help lists" "$BENCH_COMMANDS version" \
+		"$(commands_of "$CPUSTEER_BENCH")"
 	t_eq "first line of cpusteer-bench bench --help" \
 		"usage: cpusteer-bench bench [OPTIONS]" "$("$CPUSTEER_BENCH" bench --help | head -n 1)"
 }

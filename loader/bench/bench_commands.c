@@ -4,11 +4,13 @@
  * command's declaration.
  */
 #include "bench_commands.h"
+#include "version.h"
 
 static const struct cli_command *const bench_commands[] = {
 	&bench_command,
 	&demo_command,
 	&gen_command,
+	&version_command,
 	NULL,
 };
 

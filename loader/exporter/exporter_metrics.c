@@ -18,6 +18,7 @@
 #include "names.h"
 #include "options.h"
 #include "tunnel_opts.h"
+#include "version.h"
 
 struct out {
 	FILE *f;
@@ -295,6 +296,16 @@ static void instances(struct out *o, const struct metrics_scrape *s)
 	series(o, NULL, s->n, NULL);
 }
 
+static void build_info(struct out *o, const struct metrics_scrape *s)
+{
+	struct build_info b;
+
+	(void)s;
+	build_info_get(&b);
+	series(o, NULL, 1, "version", b.version, "commit", b.commit, "libbpf", b.libbpf, "libxdp",
+	       b.libxdp, "bpf_compiler", b.bpf_compiler, NULL);
+}
+
 /* One series: 1, or 0 with the reason as a label. */
 static void state_dir_ok(struct out *o, const struct metrics_scrape *s)
 {
@@ -359,6 +370,10 @@ static __u64 attached(const struct metrics_instance *m)
 #define TP " (tracepoint: counts from when the exporter attached to the instance)"
 
 static const struct family families[] = {
+	{ "cpusteer_build_info", "gauge",
+	  "always 1: this exporter's version and git commit, the libbpf and libxdp it runs with, "
+	  "and the compiler of its BPF programs, as cpusteer version prints them",
+	  .whole = build_info },
 	{ "cpusteer_state_dir_ok", "gauge",
 	  "1 while the state folder /sys/fs/bpf/cpusteer is usable or not made yet; 0 when it "
 	  "is not, with a reason: refused (not root's alone: its owner, its mode, a link; the "

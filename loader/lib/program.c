@@ -8,6 +8,7 @@
 #include "invocation.h"
 #include "log.h"
 #include "program.h"
+#include "version.h"
 
 static void usage(const struct cli_program *p, FILE *f)
 {
@@ -57,6 +58,8 @@ int program_main(const struct cli_program *p, int argc, char **argv)
 		usage(p, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cmd_version(1, (char *[]){ "version", NULL });
 	/* For `make man` and `make`, not for operators: not listed. */
 	if (!strcmp(argv[1], "--man-synopsis")) {
 		program_print_synopsis(p, stdout);
