@@ -175,7 +175,8 @@ $(STEER_TESTS): private TEST_OBJS := $(STEER_FIXTURE)
 # Small programs the network tests drive (senders, receivers). Those
 # that do what the loader already does link its objects, like the C
 # selftests, rather than keep copies of its code.
-LINKED_TOOLS := $(addprefix $(OUT)/selftests/tools/,bench_chart kernel_log_kinds napi_show udp_flows)
+LINKED_TOOLS := $(addprefix $(OUT)/selftests/tools/,bench_chart counter_keys kernel_log_kinds \
+                  napi_show udp_flows)
 
 $(LINKED_TOOLS): $(OUT)/selftests/tools/%: selftests/tools/%.c Makefile $(LIB_OBJS) | $(OUT)/selftests/tools
 	$(call msg,CC,$@)

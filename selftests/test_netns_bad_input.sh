@@ -40,6 +40,10 @@ cs_nobody() {
 	in_b setpriv --reuid=nobody --regid=nogroup --clear-groups "$CPUSTEER" "$@"
 }
 
+# The keys of status --json that are counters, as a JSON array.
+COUNTER_KEYS=$("$TOOLS/counter_keys" | jq -R . | jq -cs .) ||
+	t_abort "no counter keys from $TOOLS/counter_keys"
+
 # Everything a refused command must leave alone, as text.
 state() {
 	echo "xdp prog: $(xdp_prog_id) lo: $(xdp_prog_id lo)"
@@ -58,9 +62,10 @@ state() {
 	if [ -d "$PINS" ]; then
 		# Its counters move with whatever reaches vethB (the stack's own
 		# IPv6 and IGMP frames count as seen_l3_only): a refusal must
-		# leave the configuration, not the traffic, as it was.
-		cs status "$VB" --json | jq -c '.instances | map(del(.inner_steered, .inner_fallback,
-			.nic_hash, .seen_fragments, .seen_vlan, .seen_l3_only))'
+		# leave the configuration, not the traffic, as it was. Which
+		# keys are counters the registry says.
+		cs status "$VB" --json | jq -c --argjson counters "$COUNTER_KEYS" \
+			'.instances | map(with_entries(select(.key as $k | $counters | index($k) | not)))'
 		"$TOOLS/steer_maps" table "$PINS" 512 | md5sum
 	fi
 }
