@@ -10,6 +10,7 @@
 #   udp_flows send: 64 flows x 5           cpusteer load --cpus 0-1 --key KEY1
 #     (through A's stack: hashed)            --hash nic
 #   cpusteer-bench gen: 1 flow (no hash)   udp_flows recv, 64 sockets
+#   python3: 5 datagrams of IP protocol 253 (through A's stack, a hash of no ports)
 #
 # No IPv6 on A and static neighbours: every frame B counts is one the
 # test sent, so the counts are exact.
@@ -22,10 +23,12 @@ GEN_FRAMES=2000
 
 STACK=netns_nic_hash_steers_stack_frames_by_the_drivers_hash
 XDP=netns_nic_hash_falls_back_to_the_software_hash_per_frame
+PORTLESS=netns_nic_hash_counts_a_hash_of_no_ip_header_apart
 RECONCILE=netns_nic_hash_counters_reconcile
 REFUSED=netns_nic_hash_refusals_change_nothing
+PORTLESS_FRAMES=5
 
-t_plan "$STACK" "$XDP" "$RECONCILE" "$REFUSED"
+t_plan "$STACK" "$XDP" "$PORTLESS" "$RECONCILE" "$REFUSED"
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 
 if ! "$CPUSTEER" status --json | jq -e '.kernel.rx_hash_kfunc' >/dev/null; then
@@ -96,6 +99,30 @@ t_eq "frames steered by the driver's hash meanwhile" 0 \
 	"$(($(field "$NETNS_TMP/n2" used) - $(field "$NETNS_TMP/n0" used)))"
 t_eq "frames redirected to CPU $cpu, where multilinear puts the flow" "$sent" \
 	"$(($(field "$NETNS_TMP/c1" "redirected_cpu$cpu") - $(field "$NETNS_TMP/c0" "redirected_cpu$cpu")))"
+t_end
+
+# A veth reports the hash of an skb as covering IP only when it covers
+# ports (the skb's l4_hash): the hash of an IP datagram of a protocol
+# without ports (253, for experiments) comes with no IP type, counts as
+# not_ip, and the frame takes the software hash.
+t_begin "$PORTLESS"
+read_counters "$NETNS_TMP/c0"
+nic_counts >"$NETNS_TMP/n0"
+out=$(in_a python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, 253)
+for i in range(int(sys.argv[2])):
+    s.sendto(b"cpusteer", (sys.argv[1], 0))
+' "$IPB" $PORTLESS_FRAMES 2>&1) || t_fail "sending from A failed: $out"
+sleep 0.5
+read_counters "$NETNS_TMP/c1"
+nic_counts >"$NETNS_TMP/n1"
+t_eq "frames received meanwhile" $PORTLESS_FRAMES \
+	"$(($(field "$NETNS_TMP/c1" rx_packets) - $(field "$NETNS_TMP/c0" rx_packets)))"
+t_eq "frames whose hash covers no IP header" $PORTLESS_FRAMES \
+	"$(($(field "$NETNS_TMP/n1" not_ip) - $(field "$NETNS_TMP/n0" not_ip)))"
+t_eq "frames steered by the driver's hash meanwhile" 0 \
+	"$(($(field "$NETNS_TMP/n1" used) - $(field "$NETNS_TMP/n0" used)))"
 t_end
 
 t_begin "$RECONCILE"

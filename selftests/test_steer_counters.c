@@ -288,8 +288,8 @@ static const struct mover movers[] = {
 	{ "nic_hash", CPUSTEER_NIC_HASH_NONE,
 	  .elsewhere = "test_netns_nic_hash.sh, with frames a veth gives no hash for" },
 	{ "nic_hash", CPUSTEER_NIC_HASH_L2,
-	  .elsewhere = "no test yet: a veth hashes some frames sent through a packet socket "
-		       "without an IP header, which moves it" },
+	  .elsewhere = "test_netns_nic_hash.sh, with IP datagrams of no ports, whose hash a "
+		       "veth gives with no IP type" },
 	{ "seen_fragments", 0, .make = send_ipv6_fragment },
 	{ "seen_vlan", 0, .make = send_tagged_flow },
 	{ "seen_l3_only", 0, .make = send_icmp },
