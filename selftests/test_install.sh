@@ -29,7 +29,7 @@ test_install_puts_the_listed_files() {
 		{ t_fail "make install failed: $out"; return; }
 	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
 	t_eq "installed files" \
-		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
+		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/share/bash-completion/completions/cpusteer ./usr/share/cpusteer/prometheus/cpusteer-dashboard.json ./usr/share/cpusteer/prometheus/cpusteer-rules.yml ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer.8 " \
 		"$files"
 	"$ROOT/usr/sbin/cpusteer" --help >/dev/null || t_fail "the installed binary does not run"
 	cmp -s "$TU_TOP/cpusteer.8" "$ROOT/usr/share/man/man8/cpusteer.8" ||
