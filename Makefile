@@ -9,8 +9,9 @@
 #                   from the option tables
 #   make install    both binaries, their man pages and bash completions, the
 #                   systemd units cpusteer@.service and cpusteer-exporter.service, the
-#                   tmpfiles.d entry of the state folder and an example
-#                   configuration under
+#                   tmpfiles.d entry of the state folder, an example
+#                   configuration, and the Prometheus rules and Grafana
+#                   dashboard of dist/prometheus under
 #                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); make uninstall
 #   make setup      install the Debian packages the build and tests need
 #   make run        the main job (needs root)
@@ -251,12 +252,17 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 UNITS      := cpusteer@.service cpusteer-exporter.service
 # systemd-tmpfiles reads $(PREFIX)/lib/tmpfiles.d for /usr and /usr/local.
 TMPFILES   := $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/cpusteer.conf
+# The rules and dashboard are read in place (rule_files, dashboard
+# provisioning), so they live in share/, not share/doc/, which may be left out.
+PROMETHEUS := $(DESTDIR)$(PREFIX)/share/cpusteer/prometheus
+PROMETHEUS_FILES := cpusteer-rules.yml cpusteer-dashboard.json
 INSTALLED  := $(foreach p,$(PROGRAMS),$(DESTDIR)$(PREFIX)/sbin/$(p) \
 		$(DESTDIR)$(PREFIX)/share/man/man8/$(p).8 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$(p)) \
 	      $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
 	      $(TMPFILES) \
-	      $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
+	      $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf \
+	      $(addprefix $(PROMETHEUS)/,$(PROMETHEUS_FILES))
 
 install: $(addprefix $(OUT)/,$(PROGRAMS) $(addsuffix .bash,$(PROGRAMS)))
 	$(Q)for p in $(PROGRAMS); do \
@@ -272,6 +278,7 @@ install: $(addprefix $(OUT)/,$(PROGRAMS) $(addsuffix .bash,$(PROGRAMS)))
 	done
 	$(Q)install -D -m 0644 dist/example.conf $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples/IFACE.conf
 	$(Q)install -D -m 0644 dist/cpusteer.tmpfiles $(TMPFILES)
+	$(Q)install -D -m 0644 -t $(PROMETHEUS) $(addprefix dist/prometheus/,$(PROMETHEUS_FILES))
 # The state folder now, as at every boot, on a machine that is the target
 # (no DESTDIR) and has bpffs mounted; a package's postinst does the same.
 	$(Q)if [ -z "$(DESTDIR)" ] && mountpoint -q /sys/fs/bpf && command -v systemd-tmpfiles >/dev/null; then \
@@ -281,7 +288,7 @@ install: $(addprefix $(OUT)/,$(PROGRAMS) $(addsuffix .bash,$(PROGRAMS)))
 uninstall:
 	$(Q)rm -f $(INSTALLED)
 	$(Q)rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PREFIX)/share/doc/cpusteer/examples \
-		$(DESTDIR)$(PREFIX)/share/doc/cpusteer
+		$(DESTDIR)$(PREFIX)/share/doc/cpusteer $(PROMETHEUS) $(DESTDIR)$(PREFIX)/share/cpusteer
 
 vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h

@@ -6,8 +6,8 @@
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
 #   no IPv6, static neighbours            cpusteer load --cpus 0-1
-#                                         cpusteer exporter (127.0.0.1:9435 of B)
-#                                         curl http://127.0.0.1:9435/metrics
+#                                         cpusteer exporter (127.0.0.1:19435 of B)
+#                                         curl http://127.0.0.1:19435/metrics
 #
 # The exporter runs in B, so its port is B's own. Other cpusteer instances
 # on the machine (other test runs) show in its output too: the checks look
@@ -17,7 +17,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib_netns.sh"
 
 PROMTOOL=${PROMTOOL:-$NETNS_TOP/build/tools/promtool}
-PORT=9435
+PORT=19435
 EXP_PID=			# the exporter serving on B's $PORT
 FAMILIES=			# families in a whole exposition
 COOKIE_B=''

@@ -2,9 +2,9 @@
 # cpusteer exporter's options, HTTP side and text file: usage errors,
 # the content type, 404 and 405, two concurrent scrapers, clients of
 # user nobody that never finish their request (closed at a deadline,
-# limited per address, and no hold on scrapes), an address in use, IPv6,
-# the text file replaced whole and never written through a link. What it
-# reads of the kernel is test_exporter.sh's.
+# limited per address, and no hold on scrapes), an address in use and
+# who holds it, IPv6, the text file replaced whole and never written
+# through a link. What it reads of the kernel is test_exporter.sh's.
 #
 #   (the topology of lib_exporter.sh)
 #   in B, as user nobody: tools/http_trickle.py, clients that send a
@@ -26,6 +26,7 @@ tests() {
 	t_run exporter_limits_connections_per_address test_per_address
 	t_run exporter_answers_scrapes_under_trickling_clients test_tricklers
 	t_run exporter_address_in_use_fails test_address_in_use
+	t_run exporter_address_in_use_names_the_holder test_address_in_use_names_holder
 	t_run exporter_serves_ipv6 test_ipv6
 	t_run exporter_textfile_is_replaced_whole test_textfile_atomic
 	t_run exporter_textfile_not_through_links test_textfile_links
@@ -41,7 +42,7 @@ test_bad_options() {
 	local args
 
 	for args in "--listen 127.0.0.1" "--listen 127.0.0.1:0" "--listen 127.0.0.1:65536" \
-		"--listen localhost:9435" "--listen ::1:9435" "--listen [::1]" "--listen 10.1.2:80" \
+		"--listen localhost:19435" "--listen ::1:19435" "--listen [::1]" "--listen 10.1.2:80" \
 		"--interval 5" "--once --listen 127.0.0.1:9" "--textfile x --once --interval 1" \
 		"--textfile x --interval 0" "extra"; do
 		# shellcheck disable=SC2086
@@ -177,11 +178,37 @@ test_tricklers() {
 	alive
 }
 
+# The port of the exporter already serving: the line names it.
 test_address_in_use() {
 	cs_run exporter --listen "127.0.0.1:$PORT"
 	t_eq "exit status" 1 "$RC"
-	t_eq "stderr" "cpusteer: cannot listen on 127.0.0.1:$PORT: Address already in use" "$ERR"
+	t_eq "stderr" "cpusteer: cannot listen on 127.0.0.1:$PORT: Address already in use by cpusteer (pid $EXP_PID)" "$ERR"
 	alive
+}
+
+# Another program listening on every address of B holds the port of
+# 127.0.0.1 too; from a PID namespace of its own the exporter cannot see
+# which process that is, and says so.
+test_address_in_use_names_holder() {
+	local port=$((PORT + 4)) out=$NETNS_TMP/holder.out pid want
+
+	bg_b python3 -c 'import socket, sys, time
+s = socket.socket()
+s.bind(("0.0.0.0", int(sys.argv[1])))
+s.listen()
+print("listening", flush=True)
+time.sleep(60)' "$port" >"$out"
+	pid=$BG_PID
+	wait_until 10 grep -q listening "$out" || t_fail "the holder never listened on $port"
+	want="cpusteer: cannot listen on 127.0.0.1:$port: Address already in use"
+	cs_run exporter --listen "127.0.0.1:$port"
+	t_eq "exit status" 1 "$RC"
+	t_eq "stderr" "$want by python3 (pid $pid)" "$ERR"
+	ERR=$(in_b unshare --pid --fork --mount-proc "$CPUSTEER" exporter --listen "127.0.0.1:$port" 2>&1)
+	RC=$?
+	t_eq "exit status, holder out of sight" 1 "$RC"
+	t_eq "stderr, holder out of sight" "$want by another process" "$ERR"
+	stop_wait "$pid" TERM
 }
 
 test_ipv6() {

@@ -32,7 +32,7 @@ test_install_puts_the_listed_files() {
 		{ t_fail "make install failed: $out"; return; }
 	files=$(cd "$ROOT" && find . -type f | sort | tr '\n' ' ')
 	t_eq "installed files" \
-		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/sbin/cpusteer-bench ./usr/share/bash-completion/completions/cpusteer ./usr/share/bash-completion/completions/cpusteer-bench ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer-bench.8 ./usr/share/man/man8/cpusteer.8 " \
+		"./usr/lib/systemd/system/cpusteer-exporter.service ./usr/lib/systemd/system/cpusteer@.service ./usr/lib/tmpfiles.d/cpusteer.conf ./usr/sbin/cpusteer ./usr/sbin/cpusteer-bench ./usr/share/bash-completion/completions/cpusteer ./usr/share/bash-completion/completions/cpusteer-bench ./usr/share/cpusteer/prometheus/cpusteer-dashboard.json ./usr/share/cpusteer/prometheus/cpusteer-rules.yml ./usr/share/doc/cpusteer/examples/IFACE.conf ./usr/share/man/man8/cpusteer-bench.8 ./usr/share/man/man8/cpusteer.8 " \
 		"$files"
 	for p in cpusteer cpusteer-bench; do
 		"$ROOT/usr/sbin/$p" --help >/dev/null || t_fail "the installed $p does not run"

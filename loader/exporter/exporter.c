@@ -25,9 +25,15 @@
 
 /* Loopback: the counters say how the host's traffic is spread, which is
  * for the machine's own Prometheus agent unless the operator says
- * otherwise. 9435 is in the range Prometheus exporters use.
+ * otherwise. Port 19435: Prometheus's default port allocations list gives
+ * every port of 9100-9999 to an exporter, and its overflow runs upward
+ * from 10000; an exporter that is not on the list is to take a port
+ * outside them (9435, this one's first port, is ebpf_exporter's, the
+ * exporter a BPF user most likely runs beside it). 19435 is far above
+ * the overflow, below the kernel's ephemeral ports (32768-60999), so no
+ * outgoing connection takes it, and names no service of /etc/services.
  */
-#define DEFAULT_LISTEN "127.0.0.1:9435"
+#define DEFAULT_LISTEN "127.0.0.1:19435"
 #define DEFAULT_INTERVAL 15
 
 struct exporter_opts {

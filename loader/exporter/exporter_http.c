@@ -19,6 +19,7 @@
 #include "exporter_http.h"
 #include "exporter_metrics.h"
 #include "log.h"
+#include "port_holder.h"
 
 struct http_server {
 	struct MHD_Daemon *mhd;
@@ -78,6 +79,20 @@ int listen_addr_parse(struct listen_addr *a, const char *arg)
 	return 0;
 }
 
+/* The port is taken: whoever holds it, when it is in view, is what the
+ * operator must stop or move.
+ */
+static void say_in_use(const struct listen_addr *a)
+{
+	struct port_holder holder;
+
+	if (port_holder_find(&a->ss, &holder))
+		log_err("cannot listen on %s: Address already in use by another process", a->shown);
+	else
+		log_err("cannot listen on %s: Address already in use by %s (pid %d)", a->shown,
+			holder.comm, (int)holder.pid);
+}
+
 /* Bound and listening here, so that a port in use is told apart from
  * every other failure of libmicrohttpd's start, which sets no errno.
  * Non-blocking: a client gone between poll() and accept() must not hold
@@ -90,7 +105,10 @@ static int listen_on(const struct listen_addr *a)
 	if (fd >= 0 && !setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) &&
 	    !bind(fd, (const struct sockaddr *)&a->ss, a->len) && !listen(fd, SOMAXCONN))
 		return fd;
-	log_err("cannot listen on %s: %s", a->shown, strerror(errno));
+	if (errno == EADDRINUSE)
+		say_in_use(a);
+	else
+		log_err("cannot listen on %s: %s", a->shown, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return -1;

@@ -18,7 +18,7 @@
 struct listen_addr {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	char shown[64];		/* "127.0.0.1:9435", "[::1]:9435" */
+	char shown[64];		/* "127.0.0.1:19435", "[::1]:19435" */
 };
 
 /* "ADDR:PORT" or "[ADDR]:PORT", ADDR a numeric IPv4 or IPv6 address and
@@ -28,8 +28,9 @@ int listen_addr_parse(struct listen_addr *a, const char *arg);
 
 struct http_server;
 
-/* Listens on `a` and serves; one line when it cannot ("cannot listen on
- * 127.0.0.1:9435: Address already in use").
+/* Listens on `a` and serves; one line when it cannot, naming the holder
+ * of a port in use when it can ("cannot listen on 127.0.0.1:19435:
+ * Address already in use by python3 (pid 4242)").
  */
 int http_start(struct http_server **h, const struct listen_addr *a);
 /* Stops serving; requests still waiting are answered 503. */
