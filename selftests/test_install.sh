@@ -4,8 +4,9 @@
 # and every option each command's --help lists, fixed values where an
 # option has them, and interface names where an interface goes. The
 # systemd units it installs pass systemd's own check, run the installed
-# binary on files under SYSCONFDIR and are sandboxed (systemd-analyze
-# security: at most 4.0 for the exporter, 6.0 for the loader).
+# binary on files under SYSCONFDIR, are sandboxed (systemd-analyze
+# security: at most 4.0 for the exporter, 6.0 for the loader), and the
+# loader's is enabled as a want of the interface's device.
 #
 # Not in kernel runs: no kernel in it, and make writes to the tree (2 s on the host)
 set -u
@@ -99,6 +100,31 @@ test_units_exposure() {
 	done
 }
 
+# systemctl enable cpusteer@IFACE links it into the device's wants, so
+# that the interface pulls it in whenever it appears; a name with a "-"
+# goes escaped (systemd-escape --template), to the device unit of that
+# same escaped name.
+test_unit_enable_wants_device() {
+	local wants=$ROOT/etc/systemd/system escaped instance out
+
+	if ! command -v systemctl >/dev/null; then
+		t_skip "no systemctl to enable the unit with"
+		return
+	fi
+	escaped=$(systemd-escape --template cpusteer@.service br-lan)
+	instance=${escaped#cpusteer@} instance=${instance%.service}
+	t_eq "the escaped instance" 'br\x2dlan' "$instance"
+	out=$(systemctl --root="$ROOT" enable cpusteer@eth0.service "$escaped" 2>&1) ||
+		{ t_fail "systemctl enable failed: $out"; return; }
+	t_eq "cpusteer@eth0's link" /usr/lib/systemd/system/cpusteer@.service \
+		"$(readlink "$wants/sys-subsystem-net-devices-eth0.device.wants/cpusteer@eth0.service")"
+	t_eq "cpusteer@br-lan's link" /usr/lib/systemd/system/cpusteer@.service \
+		"$(readlink "$wants/sys-subsystem-net-devices-$instance.device.wants/$escaped")"
+	out=$(systemctl --root="$ROOT" disable cpusteer@eth0.service "$escaped" 2>&1) ||
+		t_fail "systemctl disable failed: $out"
+	t_eq "links left after disable" "" "$(find "$wants" -type l)"
+}
+
 test_completion_completes_commands() {
 	t_eq "cpusteer lo<TAB>" load "$(complete_words cpusteer lo)"
 	t_eq "cpusteer ba<TAB>" "balance" "$(complete_words cpusteer ba)"
@@ -145,6 +171,7 @@ all_tests() {
 	t_run install_puts_the_listed_files test_install_puts_the_listed_files
 	t_run units_verify test_units_verify
 	t_run units_exposure test_units_exposure
+	t_run unit_enable_wants_device test_unit_enable_wants_device
 	t_run completion_completes_commands test_completion_completes_commands
 	t_run completion_offers_every_option test_completion_offers_every_option
 	t_run completion_offers_values_and_interfaces test_completion_offers_values_and_interfaces
