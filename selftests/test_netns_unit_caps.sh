@@ -14,32 +14,43 @@
 #
 # plus an instance in a namespace that only a process of user nobody
 # holds (no name in /run/netns), which the exporter reaches through that
-# process's /proc/PID/ns/net.
+# process's /proc/PID/ns/net. The exporter runs with /sys read-only, as
+# its unit has it. All of it traced, each unit's commands ask for no
+# system call, socket family or namespace that the unit's sandbox
+# refuses.
 #
 # Not in kernel runs: the capabilities a command needs do not change with the kernel here, and make writes to the tree (4 s on the host)
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib_netns.sh"
 
-LOADER=()		# setpriv ... -- with the loader unit's set, then the command
-EXPORTER=()		# the same with the exporter unit's
+LOADER=()		# the loader unit's sandbox, then the command
+EXPORTER=()		# the exporter unit's
 
-# The setpriv list (+net_admin,+sys_admin) of the installed UNIT's
-# CapabilityBoundingSet=.
-unit_caps() {	# UNIT
-	sed -n 's/^CapabilityBoundingSet=//p' "$NETNS_TMP/root/usr/lib/systemd/system/$1" |
-		tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/+\L\1/p' | paste -sd,
+# The value of KEY= in the installed UNIT.
+unit_value() {	# UNIT KEY
+	sed -n "s/^$2=//p" "$NETNS_TMP/root/usr/lib/systemd/system/$1"
 }
 
-# Sets the array NAME to the setpriv command that runs what follows it
-# with UNIT's capabilities alone, as root: the bounding set limits what
-# an exec gives root, as systemd's CapabilityBoundingSet= does.
-setpriv_of() {	# NAME UNIT
-	local caps
+# Sets the array NAME to what runs a command under as much of UNIT's
+# sandbox as can be had without systemd: setpriv with the unit's
+# capabilities alone, as root (the bounding set limits what an exec
+# gives root, as CapabilityBoundingSet= does), then strace, which writes
+# each system call to $NETNS_TMP/trace.NAME for test_sandbox_lets_through.
+# With ro, /sys and the pins under it are read-only, as
+# ProtectKernelTunables= makes them.
+sandbox_of() {	# NAME UNIT [ro]
+	local caps sandbox
 
-	caps=$(unit_caps "$2")
+	caps=$(unit_value "$2" CapabilityBoundingSet | tr ' ' '\n' |
+		sed -n 's/^CAP_\(.*\)/+\L\1/p' | paste -sd,)
 	[ -n "$caps" ] || t_abort "$2 has no CapabilityBoundingSet="
-	eval "$1=(setpriv --inh-caps=-all,$caps --ambient-caps=-all,$caps --bounding-set=-all,$caps --)"
+	sandbox=(setpriv "--inh-caps=-all,$caps" "--ambient-caps=-all,$caps"
+		 "--bounding-set=-all,$caps" -- strace -f -qq -A -o "$NETNS_TMP/trace.$1")
+	[ "${3:-}" = ro ] &&
+		sandbox=(unshare -m --propagation slave sh -c 'mount -o remount,bind,ro /sys &&
+			mount -o remount,bind,ro /sys/fs/bpf && exec "$@"' sh "${sandbox[@]}")
+	eval "$1=(\"\${sandbox[@]}\")"
 }
 
 # cpusteer ARGS in B under the loader unit's set; output in
@@ -116,10 +127,10 @@ test_exporter() {
 	# nsenter execs setpriv, which execs the exporter: $! is the exporter.
 	nsenter --net="/run/netns/$NSA" "${EXPORTER[@]}" "$CPUSTEER" exporter \
 		--listen "127.0.0.1:$port" 2>"$NETNS_TMP/err" &
-	pid=$!
+	pid=$!			# strace's; the exporter is its child
 	wait_until 10 in_a curl -sf -m 5 -o "$NETNS_TMP/scrape" "http://127.0.0.1:$port/metrics" ||
 		t_fail "nothing served on A's 127.0.0.1:$port: $(cat "$NETNS_TMP/err")"
-	kill "$pid"
+	kill "$(pgrep -P "$pid")"
 	wait "$pid"
 	t_eq "the exporter's exit status after SIGTERM" 0 "$?"
 	t_eq "a scrape: health ok, present, no tracepoint left out" "1 1 0" \
@@ -151,11 +162,63 @@ test_exporter_reaches_other_users_netns() {
 	wait "$pid" 2>/dev/null
 }
 
+# Every system call named by the words of a SystemCallFilter= (groups
+# such as @system-service and single calls), one a line.
+syscalls_of() {	# WORD...
+	local word
+
+	for word in "$@"; do
+		case $word in
+		@*) # shellcheck disable=SC2046 # a group's words
+		    syscalls_of $(systemd-analyze syscall-filter "$word" | sed -n '2,$p' | grep -v '^ *#');;
+		*) echo "$word";;
+		esac
+	done
+}
+
+# What the traced commands asked of the kernel, name by name: NAME's
+# system calls, socket families, namespaces entered or made.
+traced() {	# NAME calls|families|namespaces
+	case $2 in
+	calls) sed -n 's/^[0-9]* *\([a-z0-9_]*\)(.*/\1/p';;
+	families) sed -n 's/^[0-9]* *socket(\(AF_[A-Z0-9]*\),.*/\1/p';;
+	namespaces) sed -n 's/^[0-9]* *\(setns\|unshare\|clone3\{0,1\}\)(.*\(CLONE_NEW[A-Z]*\).*/\2/p' |
+		sed -e 's/CLONE_NEWNS/mnt/' -e 's/CLONE_NEW//' | tr 'A-Z' 'a-z';;
+	esac <"$NETNS_TMP/trace.$1" | sort -u
+}
+
+# What the commands above did is what the units' sandboxes let through:
+# each system call is in SystemCallFilter=, each socket family in
+# RestrictAddressFamilies=, each namespace entered in RestrictNamespaces=.
+test_sandbox_lets_through() {
+	local name unit allowed
+
+	if ! command -v systemd-analyze >/dev/null; then
+		t_skip "no systemd-analyze to expand the units' system call groups"
+		return
+	fi
+	for name in LOADER:cpusteer@.service EXPORTER:cpusteer-exporter.service; do
+		unit=${name#*:} name=${name%:*}
+		[ -s "$NETNS_TMP/trace.$name" ] || { t_fail "$unit: nothing traced"; continue; }
+		# shellcheck disable=SC2046 # the filter's words
+		allowed=$(syscalls_of $(unit_value "$unit" SystemCallFilter) | sed 's/^ *//' | sort -u)
+		t_eq "$unit: system calls outside SystemCallFilter=" "" \
+			"$(comm -23 <(traced "$name" calls) <(echo "$allowed") | paste -sd' ')"
+		allowed=$(unit_value "$unit" RestrictAddressFamilies | tr ' ' '\n' | sort)
+		t_eq "$unit: socket families outside RestrictAddressFamilies=" "" \
+			"$(comm -23 <(traced "$name" families) <(echo "$allowed") | paste -sd' ')"
+		allowed=$(unit_value "$unit" RestrictNamespaces | sed 's/^yes$//' | tr ' ' '\n' | sort)
+		t_eq "$unit: namespaces outside RestrictNamespaces=" "" \
+			"$(comm -23 <(traced "$name" namespaces) <(echo "$allowed") | paste -sd' ')"
+	done
+}
+
 all_tests() {
 	t_run netns_unit_caps_loader_in_both_modes test_loader_in_both_modes
 	t_run netns_unit_caps_loader_unload_stranded test_loader_unload_stranded
 	t_run netns_unit_caps_exporter test_exporter
 	t_run netns_unit_caps_exporter_reaches_other_users_netns test_exporter_reaches_other_users_netns
+	t_run netns_unit_caps_sandbox_lets_through test_sandbox_lets_through
 }
 
 t_plan_of all_tests
@@ -164,7 +227,7 @@ command -v setpriv >/dev/null || t_skip_all "needs setpriv, to drop capabilities
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 out=$(make -s -C "$NETNS_TOP" install DESTDIR="$NETNS_TMP/root" PREFIX=/usr 2>&1) ||
 	t_abort "make install failed: $out"
-setpriv_of LOADER cpusteer@.service
-setpriv_of EXPORTER cpusteer-exporter.service
+sandbox_of LOADER cpusteer@.service
+sandbox_of EXPORTER cpusteer-exporter.service ro
 all_tests
 t_exit
