@@ -89,7 +89,8 @@ test_lintian_finds_no_errors() {
 }
 
 # make install with the arguments debian/rules gives it, against the
-# package: the same files, the same content (the binary aside, which the
+# package: the same files (and the package's own changelog, copyright and
+# lintian overrides), the same content (the binary aside, which the
 # package has stripped; man pages gzipped), the same modes, all root's.
 test_package_holds_what_make_install_installs() {
 	local args out root=$T_TMP/make-install debroot=$T_TMP/deb-root
@@ -110,7 +111,8 @@ test_package_holds_what_make_install_installs() {
 		fi
 	done | LC_ALL=C sort)
 	expected=$(printf '%s\n' "$installed" /usr/share/doc/cpusteer/changelog.gz \
-		/usr/share/doc/cpusteer/copyright | LC_ALL=C sort)
+		/usr/share/doc/cpusteer/copyright /usr/share/lintian/overrides/cpusteer |
+		LC_ALL=C sort)
 	missing=$(comm -23 <(echo "$expected") <(echo "$packaged") | tr '\n' ' ')
 	extra=$(comm -13 <(echo "$expected") <(echo "$packaged") | tr '\n' ' ')
 	t_eq "files make install installs that the package lacks" "" "$missing"
