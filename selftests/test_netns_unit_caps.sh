@@ -14,10 +14,9 @@
 #
 # plus an instance in a namespace that only a process of user nobody
 # holds (no name in /run/netns), which the exporter reaches through that
-# process's /proc/PID/ns/net. The exporter runs with /sys read-only, as
-# its unit has it. All of it traced, each unit's commands ask for no
-# system call, socket family or namespace that the unit's sandbox
-# refuses.
+# process's /proc/PID/ns/net. Each runs with /proc and /sys as its unit
+# has them. All of it traced, each unit's commands ask for no system
+# call, socket family or namespace that the unit's sandbox refuses.
 #
 # Not in kernel runs: the capabilities a command needs do not change with the kernel here, and make writes to the tree (4 s on the host)
 set -u
@@ -33,23 +32,26 @@ unit_value() {	# UNIT KEY
 }
 
 # Sets the array NAME to what runs a command under as much of UNIT's
-# sandbox as can be had without systemd: setpriv with the unit's
-# capabilities alone, as root (the bounding set limits what an exec
-# gives root, as CapabilityBoundingSet= does), then strace, which writes
-# each system call to $NETNS_TMP/trace.NAME for test_sandbox_lets_through.
-# With ro, /sys and the pins under it are read-only, as
-# ProtectKernelTunables= makes them.
-sandbox_of() {	# NAME UNIT [ro]
-	local caps sandbox
+# sandbox as can be had without systemd: a mount namespace of its own
+# where, as the unit's lines say, /proc hides other users' processes
+# (ProtectProc=invisible) and /sys, with the pins under it, is read-only
+# (ProtectKernelTunables=yes); setpriv with the unit's capabilities
+# alone, as root (the bounding set limits what an exec gives root, as
+# CapabilityBoundingSet= does); then strace, which writes each system
+# call to $NETNS_TMP/trace.NAME for test_sandbox_lets_through.
+sandbox_of() {	# NAME UNIT
+	local caps mounts=: sandbox
 
 	caps=$(unit_value "$2" CapabilityBoundingSet | tr ' ' '\n' |
 		sed -n 's/^CAP_\(.*\)/+\L\1/p' | paste -sd,)
 	[ -n "$caps" ] || t_abort "$2 has no CapabilityBoundingSet="
-	sandbox=(setpriv "--inh-caps=-all,$caps" "--ambient-caps=-all,$caps"
+	[ "$(unit_value "$2" ProtectProc)" = invisible ] &&
+		mounts+=" && mount -t proc -o hidepid=invisible proc /proc"
+	[ "$(unit_value "$2" ProtectKernelTunables)" = yes ] &&
+		mounts+=" && mount -o remount,bind,ro /sys && mount -o remount,bind,ro /sys/fs/bpf"
+	sandbox=(unshare -m --propagation slave sh -c "$mounts"' && exec "$@"' sh
+		 setpriv "--inh-caps=-all,$caps" "--ambient-caps=-all,$caps"
 		 "--bounding-set=-all,$caps" -- strace -f -qq -A -o "$NETNS_TMP/trace.$1")
-	[ "${3:-}" = ro ] &&
-		sandbox=(unshare -m --propagation slave sh -c 'mount -o remount,bind,ro /sys &&
-			mount -o remount,bind,ro /sys/fs/bpf && exec "$@"' sh "${sandbox[@]}")
 	eval "$1=(\"\${sandbox[@]}\")"
 }
 
@@ -124,10 +126,11 @@ test_exporter() {
 		t_fail "--textfile: $(cat "$NETNS_TMP/err")"
 	t_eq "--textfile: health ok, present, no tracepoint left out" "1 1 0" \
 		"$(exporter_sees "$NETNS_TMP/cpusteer.prom" "$VB" | paste -sd' ')"
-	# nsenter execs setpriv, which execs the exporter: $! is the exporter.
+	# nsenter, unshare, sh and setpriv exec in turn, and strace forks the
+	# exporter: $! is strace, the exporter its child.
 	nsenter --net="/run/netns/$NSA" "${EXPORTER[@]}" "$CPUSTEER" exporter \
 		--listen "127.0.0.1:$port" 2>"$NETNS_TMP/err" &
-	pid=$!			# strace's; the exporter is its child
+	pid=$!
 	wait_until 10 in_a curl -sf -m 5 -o "$NETNS_TMP/scrape" "http://127.0.0.1:$port/metrics" ||
 		t_fail "nothing served on A's 127.0.0.1:$port: $(cat "$NETNS_TMP/err")"
 	kill "$(pgrep -P "$pid")"
@@ -228,6 +231,6 @@ netns_setup v4only || t_abort "setup: $NETNS_WHY"
 out=$(make -s -C "$NETNS_TOP" install DESTDIR="$NETNS_TMP/root" PREFIX=/usr 2>&1) ||
 	t_abort "make install failed: $out"
 sandbox_of LOADER cpusteer@.service
-sandbox_of EXPORTER cpusteer-exporter.service ro
+sandbox_of EXPORTER cpusteer-exporter.service
 all_tests
 t_exit
