@@ -35,12 +35,14 @@ unit_value() {	# UNIT KEY
 # sandbox as can be had without systemd: a mount namespace of its own
 # where, as the unit's lines say, /proc hides other users' processes
 # (ProtectProc=invisible) and /sys, with the pins under it, is read-only
-# (ProtectKernelTunables=yes); setpriv with the unit's capabilities
-# alone, as root (the bounding set limits what an exec gives root, as
-# CapabilityBoundingSet= does); then strace, which writes each system
-# call to $NETNS_TMP/trace.NAME for test_sandbox_lets_through.
+# (ProtectKernelTunables=yes), under the unit's UMask=; setpriv with the
+# unit's capabilities alone, as root (the bounding set limits what an
+# exec gives root, as CapabilityBoundingSet= does); then strace, which
+# writes each system call to $NETNS_TMP/trace.NAME for
+# test_sandbox_lets_through.
 sandbox_of() {	# NAME UNIT
-	local caps mounts=: sandbox
+	local -n sandbox=$1
+	local caps mounts=:
 
 	caps=$(unit_value "$2" CapabilityBoundingSet | tr ' ' '\n' |
 		sed -n 's/^CAP_\(.*\)/+\L\1/p' | paste -sd,)
@@ -49,10 +51,11 @@ sandbox_of() {	# NAME UNIT
 		mounts+=" && mount -t proc -o hidepid=invisible proc /proc"
 	[ "$(unit_value "$2" ProtectKernelTunables)" = yes ] &&
 		mounts+=" && mount -o remount,bind,ro /sys && mount -o remount,bind,ro /sys/fs/bpf"
+	[ -n "$(unit_value "$2" UMask)" ] && mounts+=" && umask $(unit_value "$2" UMask)"
+	# shellcheck disable=SC2034 # the caller's array, by name
 	sandbox=(unshare -m --propagation slave sh -c "$mounts"' && exec "$@"' sh
 		 setpriv "--inh-caps=-all,$caps" "--ambient-caps=-all,$caps"
 		 "--bounding-set=-all,$caps" -- strace -f -qq -A -o "$NETNS_TMP/trace.$1")
-	eval "$1=(\"\${sandbox[@]}\")"
 }
 
 # cpusteer ARGS in B under the loader unit's set; output in
@@ -84,7 +87,7 @@ test_loader_in_both_modes() {
 			"$(cs status "$VB" --json | jq -r '.instances[0].cpus | map(.cpu) | join(",")')"
 		cs_unit unload "$VB" || t_fail "$mode: unload: $(cat "$NETNS_TMP/out")"
 		t_eq "$mode: after unload: no program, the device as before" "$before" \
-			"$(xdp_prog_id; device_state_b)"
+			"$(xdp_prog_id "$VB"; device_state_b)"
 	done
 }
 
@@ -102,7 +105,7 @@ test_loader_unload_stranded() {
 	t_eq "status after the killed load" interrupted_load "$(health)"
 	cs_unit unload "$VB" --stranded || t_fail "unload --stranded: $(cat "$NETNS_TMP/out")"
 	t_eq "after unload --stranded: no program, the device as before" "$before" \
-		"$(xdp_prog_id; device_state_b)"
+		"$(xdp_prog_id "$VB"; device_state_b)"
 }
 
 # The exporter's lines for IFACE in FILE that say it is whole: health ok,
@@ -126,6 +129,8 @@ test_exporter() {
 		t_fail "--textfile: $(cat "$NETNS_TMP/err")"
 	t_eq "--textfile: health ok, present, no tracepoint left out" "1 1 0" \
 		"$(exporter_sees "$NETNS_TMP/cpusteer.prom" "$VB" | paste -sd' ')"
+	t_eq "--textfile: its mode, for node_exporter's user" 644 \
+		"$(stat -c %a "$NETNS_TMP/cpusteer.prom")"
 	# nsenter, unshare, sh and setpriv exec in turn, and strace forks the
 	# exporter: $! is strace, the exporter its child.
 	nsenter --net="/run/netns/$NSA" "${EXPORTER[@]}" "$CPUSTEER" exporter \
@@ -186,7 +191,7 @@ traced() {	# NAME calls|families|namespaces
 	calls) sed -n 's/^[0-9]* *\([a-z0-9_]*\)(.*/\1/p';;
 	families) sed -n 's/^[0-9]* *socket(\(AF_[A-Z0-9]*\),.*/\1/p';;
 	namespaces) sed -n 's/^[0-9]* *\(setns\|unshare\|clone3\{0,1\}\)(.*\(CLONE_NEW[A-Z]*\).*/\2/p' |
-		sed -e 's/CLONE_NEWNS/mnt/' -e 's/CLONE_NEW//' | tr 'A-Z' 'a-z';;
+		sed -e 's/CLONE_NEWNS/mnt/' -e 's/CLONE_NEW//' | tr '[:upper:]' '[:lower:]';;
 	esac <"$NETNS_TMP/trace.$1" | sort -u
 }
 
