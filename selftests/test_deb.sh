@@ -116,9 +116,10 @@ packaged_as_installed() {	# DEB INSTALLED
 }
 
 # make install with the arguments debian/rules gives it, against the
-# packages together: the same files, the same content (the binaries aside,
-# which the packages have stripped; man pages gzipped), the same modes,
-# all root's; and which package holds which.
+# packages together: the same files (and each package's own changelog and
+# copyright, and cpusteer's lintian overrides), the same content (the
+# binaries aside, which the packages have stripped; man pages gzipped),
+# the same modes, all root's; and which package holds which.
 test_packages_hold_what_make_install_installs() {
 	local args out root=$T_TMP/make-install debroot=$T_TMP/deb-root
 	local installed packaged bench_packaged expected f p missing extra
@@ -132,8 +133,9 @@ test_packages_hold_what_make_install_installs() {
 	packaged=$(packaged_as_installed "$DEB" "$installed")
 	bench_packaged=$(packaged_as_installed "$BENCH_DEB" "$installed")
 	expected=$(printf '%s\n' "$installed" /usr/share/doc/cpusteer/changelog.gz \
-		/usr/share/doc/cpusteer/copyright /usr/share/doc/cpusteer-bench/changelog.gz \
-		/usr/share/doc/cpusteer-bench/copyright | LC_ALL=C sort)
+		/usr/share/doc/cpusteer/copyright /usr/share/lintian/overrides/cpusteer \
+		/usr/share/doc/cpusteer-bench/changelog.gz /usr/share/doc/cpusteer-bench/copyright |
+		LC_ALL=C sort)
 	missing=$(comm -23 <(echo "$expected") <(printf '%s\n' "$packaged" "$bench_packaged" | LC_ALL=C sort) |
 		tr '\n' ' ')
 	extra=$(comm -13 <(echo "$expected") <(printf '%s\n' "$packaged" "$bench_packaged" | LC_ALL=C sort) |

@@ -4,8 +4,10 @@
 # option tables, each must offer every command of its program and every
 # option each command's --help lists, fixed values where an
 # option has them, and interface names where an interface goes. The
-# systemd units it installs pass systemd's own check and run the
-# installed binary on files under SYSCONFDIR.
+# systemd units it installs pass systemd's own check, run the installed
+# binary on files under SYSCONFDIR, are sandboxed (systemd-analyze
+# security: at most 4.0 for the exporter, 6.0 for the loader), and the
+# loader's is enabled as a want of the interface's device.
 #
 # Not in kernel runs: no kernel in it, and make writes to the tree (2 s on the host)
 set -u
@@ -44,13 +46,21 @@ test_install_puts_the_listed_files() {
 
 # Installed where its paths are real (no DESTDIR), so that systemd can
 # check the commands it would run; --man=no: the page is not in man's path.
-test_units_verify() {
-	local prefix=$T_TMP/prefix unit units out
+PREFIX_DIR=$T_TMP/prefix
+UNITS=$PREFIX_DIR/lib/systemd/system
+install_prefix() {
+	local out
 
-	units=$prefix/lib/systemd/system
+	[ -d "$UNITS" ] && return
+	out=$(make -s -C "$TU_TOP" install PREFIX="$PREFIX_DIR" SYSCONFDIR="$T_TMP/etc" 2>&1) ||
+		{ t_fail "make install failed: $out"; return 1; }
+}
+
+test_units_verify() {
+	local prefix=$PREFIX_DIR units=$UNITS unit out
+
 	unit=$units/cpusteer@.service
-	out=$(make -s -C "$TU_TOP" install PREFIX="$prefix" SYSCONFDIR="$T_TMP/etc" 2>&1) ||
-		{ t_fail "make install failed: $out"; return; }
+	install_prefix || return
 	if ! command -v systemd-analyze >/dev/null; then
 		t_skip "no systemd-analyze to check the units with"
 		return
@@ -66,6 +76,58 @@ test_units_verify() {
 	t_eq "the unit's reload command" \
 		"ExecReload=$prefix/sbin/cpusteer set %I --config $T_TMP/etc/cpusteer/%I.conf" \
 		"$(grep '^ExecReload=' "$unit")"
+}
+
+# The figure systemd-analyze gives UNIT offline, e.g. 2.5.
+exposure() {	# UNIT
+	systemd-analyze security --offline=yes "$1" 2>/dev/null |
+		sed -n 's/^.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p'
+}
+
+test_units_exposure() {
+	local unit limit figure
+
+	install_prefix || return
+	if ! command -v systemd-analyze >/dev/null; then
+		t_skip "no systemd-analyze to score the units with"
+		return
+	fi
+	if ! systemd-analyze security --help | grep -q -- --offline; then
+		t_skip "systemd-analyze $(systemd-analyze --version | awk 'NR == 1 { print $2 }') has no --offline"
+		return
+	fi
+	for unit in cpusteer-exporter.service:4.0 cpusteer@.service:6.0; do
+		limit=${unit#*:} unit=${unit%:*}
+		figure=$(exposure "$UNITS/$unit")
+		[ -n "$figure" ] || { t_fail "$unit: no exposure level from systemd-analyze"; continue; }
+		awk -v f="$figure" -v l="$limit" 'BEGIN { exit !(f <= l) }' ||
+			t_fail "$unit: exposure $figure, above $limit"
+	done
+}
+
+# systemctl enable cpusteer@IFACE links it into the device's wants, so
+# that the interface pulls it in whenever it appears; a name with a "-"
+# goes escaped (systemd-escape --template), to the device unit of that
+# same escaped name.
+test_unit_enable_wants_device() {
+	local wants=$ROOT/etc/systemd/system escaped instance out
+
+	if ! command -v systemctl >/dev/null; then
+		t_skip "no systemctl to enable the unit with"
+		return
+	fi
+	escaped=$(systemd-escape --template cpusteer@.service br-lan)
+	instance=${escaped#cpusteer@} instance=${instance%.service}
+	t_eq "the escaped instance" 'br\x2dlan' "$instance"
+	out=$(systemctl --root="$ROOT" enable cpusteer@eth0.service "$escaped" 2>&1) ||
+		{ t_fail "systemctl enable failed: $out"; return; }
+	t_eq "cpusteer@eth0's link" /usr/lib/systemd/system/cpusteer@.service \
+		"$(readlink "$wants/sys-subsystem-net-devices-eth0.device.wants/cpusteer@eth0.service")"
+	t_eq "cpusteer@br-lan's link" /usr/lib/systemd/system/cpusteer@.service \
+		"$(readlink "$wants/sys-subsystem-net-devices-$instance.device.wants/$escaped")"
+	out=$(systemctl --root="$ROOT" disable cpusteer@eth0.service "$escaped" 2>&1) ||
+		t_fail "systemctl disable failed: $out"
+	t_eq "links left after disable" "" "$(find "$wants" -type l)"
 }
 
 test_completion_completes_commands() {
@@ -118,6 +180,8 @@ test_uninstall_removes_them() {
 all_tests() {
 	t_run install_puts_the_listed_files test_install_puts_the_listed_files
 	t_run units_verify test_units_verify
+	t_run units_exposure test_units_exposure
+	t_run unit_enable_wants_device test_unit_enable_wants_device
 	t_run completion_completes_commands test_completion_completes_commands
 	t_run completion_offers_every_option test_completion_offers_every_option
 	t_run completion_offers_values_and_interfaces test_completion_offers_values_and_interfaces
