@@ -299,7 +299,8 @@ int cmd_stats(int argc, char **argv)
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);
-	c.v.ifname = c.dir.shown;
+	c.v.ifname = c.dir.ifname;
+	c.v.ifname_shown = c.dir.shown;
 
 	/* Handlers before anything attaches, so a signal always reaches the
 	 * cleanup below.

@@ -287,7 +287,7 @@ void stats_print_table(const struct stats_view *v, double dt, const struct times
 
 	localtime_r(&wall->tv_sec, &now);
 	sample_rx_all(&rx, &v->delta, v->ncpus);
-	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname, now.tm_hour,
+	printf("%s  %02d:%02d:%02d  interval %.2f s\n", v->ifname_shown, now.tm_hour,
 	       now.tm_min, now.tm_sec, dt);
 	print_receive(v, dt);
 	for_each_counter(c)

@@ -16,7 +16,8 @@
 #include "trace.h"
 
 struct stats_view {
-	const char *ifname;
+	const char *ifname;		/* as the kernel has it, for JSON */
+	const char *ifname_shown;	/* escaped for a terminal (log.h) */
 	const char *hash;		/* the flow hash in force, by name */
 	int ncpus;
 	bool extended;			/* --extended: rows at zero, per-CPU rows */
