@@ -337,7 +337,7 @@ static void print_json(const struct balance_ctx *c, const struct step_result *r)
 
 	json_init(&j, stdout);
 	json_object_open(&j, NULL);
-	json_string(&j, "interface", c->dir.shown);
+	json_string(&j, "interface", c->dir.ifname);
 	json_uint(&j, "step", c->step);
 	json_double(&j, "seconds", r->seconds);
 	json_uint(&j, "packets", p->total);

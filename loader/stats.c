@@ -3,6 +3,8 @@
  * interval, in the manner of xdp-bench. The steering program's own
  * per-CPU counters say what it decided; the cpumap and XDP tracepoints
  * (loader/instance/trace.c) say what became of the frames after it.
+ * On a terminal each block is drawn over the last one, and a window too
+ * short for every CPU's rows gets those of the busiest CPUs that fit.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <net/if.h>
 #include <bpf/libbpf.h>
 #include "commands.h"
@@ -19,6 +22,7 @@
 #include "names.h"
 #include "options.h"
 #include "pin_tree.h"
+#include "screen.h"
 #include "sample.h"
 #include "instance_state.h"
 #include "stats_view.h"
@@ -31,6 +35,12 @@ static void on_signal(int sig)
 	(void)sig;
 	stop = 1;
 }
+
+/* A CPU and what it did in the last interval, to rank CPUs by. */
+struct cpu_work {
+	__u64 work;
+	int cpu;
+};
 
 /* The view is what the table and the JSON read; the rest is the
  * sampling behind it.
@@ -45,6 +55,9 @@ struct stats_ctx {
 	__u32 interval;
 	__u32 count;			/* blocks to show; 0: until stopped */
 	struct stats_sample base, prev, cur;
+	int *cpu_order;			/* the view's cpus */
+	struct cpu_work *ranks;
+	struct screen screen;		/* the last block, on a terminal */
 };
 
 /* The target CPUs and the hash the instance is set up for, read each
@@ -106,6 +119,115 @@ static int instance_ifindex(struct stats_ctx *c)
 	return st.ifindex;
 }
 
+/* Rows for every CPU, in number order: the table as it goes to a pipe,
+ * and to a window tall enough for it.
+ */
+static void show_every_cpu(struct stats_ctx *c)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < c->v.ncpus; cpu++)
+		c->cpu_order[cpu] = cpu;
+	c->v.ncpus_shown = c->v.ncpus;
+	c->v.cpus_left_out = 0;
+}
+
+static int busiest_first(const void *a, const void *b)
+{
+	const struct cpu_work *x = a, *y = b;
+
+	if (x->work != y->work)
+		return x->work < y->work ? 1 : -1;
+	return x->cpu - y->cpu;
+}
+
+/* Orders the CPUs busiest first, over the last interval, and returns how
+ * many have rows in the table: those that did any work, and with
+ * --extended the instance's targets too.
+ */
+static int rank_cpus(struct stats_ctx *c)
+{
+	int cpu, n = c->v.ncpus, with_rows = 0;
+
+	for (cpu = 0; cpu < n; cpu++) {
+		c->ranks[cpu].cpu = cpu;
+		c->ranks[cpu].work = sample_cpu_work(&c->v.delta, n, cpu);
+		if (c->ranks[cpu].work || (c->v.extended && c->v.configured[cpu]))
+			with_rows++;
+	}
+	qsort(c->ranks, n, sizeof(*c->ranks), busiest_first);
+	for (cpu = 0; cpu < n; cpu++)
+		c->cpu_order[cpu] = c->ranks[cpu].cpu;
+	return with_rows;
+}
+
+/* The table in memory, to measure and then to draw; NULL when there is no
+ * memory for it.
+ */
+static char *render_table(const struct stats_ctx *c, double dt, const struct timespec *wall,
+			  size_t *len)
+{
+	char *text = NULL;
+	FILE *f = open_memstream(&text, len);
+
+	if (!f)
+		return NULL;
+	stats_print_table(f, &c->v, dt, wall);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static bool table_fits(const struct stats_ctx *c, const struct screen_size *ws, double dt,
+		       const struct timespec *wall)
+{
+	size_t len;
+	char *text = render_table(c, dt, wall, &len);
+	bool fits = text && screen_rows(text, len, ws->cols) < ws->rows;
+
+	free(text);
+	return fits;
+}
+
+/* The block over the last one, in a window `ws` read for each block (it
+ * may have been resized). When every CPU's rows do not fit, the busiest
+ * CPUs that do, busiest first: the table grows with each CPU shown, so
+ * the most that fit are found by halving, below all of those with rows
+ * (which is every CPU's table again, known not to fit).
+ */
+static void draw_table(struct stats_ctx *c, const struct screen_size *ws, double dt,
+		       const struct timespec *wall)
+{
+	int least = 0, most, mid, with_rows;
+	size_t len;
+	char *text;
+
+	show_every_cpu(c);
+	if (!table_fits(c, ws, dt, wall)) {
+		with_rows = rank_cpus(c);
+		most = with_rows ? with_rows - 1 : 0;
+		while (least < most) {
+			mid = (least + most + 1) / 2;
+			c->v.ncpus_shown = mid;
+			c->v.cpus_left_out = with_rows - mid;
+			if (table_fits(c, ws, dt, wall))
+				least = mid;
+			else
+				most = mid - 1;
+		}
+		c->v.ncpus_shown = least;
+		c->v.cpus_left_out = with_rows - least;
+	}
+	text = render_table(c, dt, wall, &len);
+	if (text)
+		screen_draw(&c->screen, ws, stdout, text, len);
+	else
+		stats_print_table(stdout, &c->v, dt, wall);
+	free(text);
+}
+
 static int open_all(struct stats_ctx *c)
 {
 	__u32 cpumap_id;
@@ -117,8 +239,12 @@ static int open_all(struct stats_ctx *c)
 		return c->v.ncpus ? c->v.ncpus : -EINVAL;
 	}
 	c->v.configured = calloc(c->v.ncpus, sizeof(*c->v.configured));
-	if (!c->v.configured)
+	c->cpu_order = calloc(c->v.ncpus, sizeof(*c->cpu_order));
+	c->ranks = calloc(c->v.ncpus, sizeof(*c->ranks));
+	if (!c->v.configured || !c->cpu_order || !c->ranks)
 		return -ENOMEM;
+	c->v.cpus = c->cpu_order;
+	show_every_cpu(c);
 	err = instance_dir_open(&c->dir, 0);
 	if (err == -ENOENT || (!err && instance_dir_is_empty(&c->dir))) {
 		elsewhere_not_here(&c->dir, "stats");
@@ -162,6 +288,8 @@ static void close_all(struct stats_ctx *c)
 	instance_close(&c->in);
 	instance_dir_close(&c->dir);
 	free(c->v.configured);
+	free(c->cpu_order);
+	free(c->ranks);
 }
 
 /* An instance unloaded (and maybe loaded anew) or an interface deleted
@@ -200,6 +328,7 @@ static void swap_samples(struct stats_sample *a, struct stats_sample *b)
 static int run(struct stats_ctx *c)
 {
 	struct timespec deadline, wall;
+	struct screen_size ws;
 	double dt;
 	__u32 done = 0;
 	int err;
@@ -230,8 +359,10 @@ static int run(struct stats_ctx *c)
 		clock_gettime(CLOCK_REALTIME, &wall);
 		if (c->json)
 			stats_print_json(&c->v, dt, &wall);
+		else if (screen_size(STDOUT_FILENO, &ws))
+			draw_table(c, &ws, dt, &wall);
 		else
-			stats_print_table(&c->v, dt, &wall);
+			stats_print_table(stdout, &c->v, dt, &wall);
 		fflush(stdout);
 		swap_samples(&c->prev, &c->cur);
 		done++;
@@ -273,7 +404,9 @@ const struct cli_command stats_command = {
 		 "  XDP ERRORS     aborted verdicts and failed redirects on IFACE\n"
 		 "Figures are per second. Tracepoints the kernel lacks are left out with a\n"
 		 "note (in --json their figures are 0 and .tracepoints says which); without\n"
-		 "kernel BTF only the steering program's counters are shown.\n",
+		 "kernel BTF only the steering program's counters are shown.\n"
+		 "On a terminal each block is drawn over the last; a window too short for\n"
+		 "every CPU shows the busiest CPUs that fit, and says how many it left out.\n",
 	.groups = { { stats_options, 0 } },
 	.start = &stats_start,
 	.run = cmd_stats,
@@ -299,7 +432,8 @@ int cmd_stats(int argc, char **argv)
 	if (err)
 		return exit_code(err);
 	instance_init(&c.in);
-	c.v.ifname = c.dir.shown;
+	c.v.ifname = c.dir.ifname;
+	c.v.ifname_shown = c.dir.shown;
 
 	/* Handlers before anything attaches, so a signal always reaches the
 	 * cleanup below.

@@ -304,10 +304,10 @@ static void json_cpus(struct json *j, const struct status_view *v)
 
 static void print_json(struct json *j, const struct status_view *v)
 {
-	char buf[IF_NAMESIZE], shown[IFNAME_SHOWN_LEN], inner[160];
+	char buf[IF_NAMESIZE], inner[160];
 
 	json_object_open(j, NULL);
-	json_string(j, "interface", v->dir->shown);
+	json_string(j, "interface", v->dir->ifname);
 	json_uint(j, "ifindex", v->st.ifindex);
 	json_string(j, "pins", v->dir->path);
 	json_string(j, "phase", v->complete ? state_phase_name(v->st.phase) : "incomplete");
@@ -349,12 +349,10 @@ static void print_json(struct json *j, const struct status_view *v)
 			json_uint(j, "non_ip", v->cfg.non_ip_cpu);
 		json_uint(j, "qsize", v->st.qsize);
 		json_string(j, "remote", remote_action_name(v->st.remote));
-		if (v->st.remote == REMOTE_REDIRECT && if_indextoname(v->st.redirect_ifindex, buf)) {
-			log_printable(buf, shown, sizeof(shown));
-			json_string(j, "redirect_to", shown);
-		} else {
+		if (v->st.remote == REMOTE_REDIRECT && if_indextoname(v->st.redirect_ifindex, buf))
+			json_string(j, "redirect_to", buf);
+		else
 			json_null(j, "redirect_to");
-		}
 		json_cpus(j, v);
 		json_device(j, "device", &v->dev);
 		json_device(j, "restore_on_unload", &v->saved);
@@ -475,7 +473,7 @@ static void show_elsewhere(struct listing *l, __u64 cookie, const char *ifname)
 	l->elsewhere++;
 	if (l->as_json) {
 		json_object_open(l->j, NULL);
-		json_string(l->j, "interface", d.shown);
+		json_string(l->j, "interface", d.ifname);
 		json_string(l->j, "pins", d.path);
 		if (e.ns_gone)
 			json_null(l->j, "netns");

@@ -13,6 +13,8 @@
 #   so that the user cannot make it again;
 # - skb mode loads, shows and unloads;
 # - a dotted (VLAN-style) name works end to end, its pin folder has no dot;
+# - a UTF-8 name shows intact in status --json and stats --json, and
+#   escaped (\xNN) in the text, which a terminal shows;
 # - an interface deleted while loaded is reported gone and unloads; one
 #   recreated with the same name and index is not cpusteer's: set refuses
 #   to touch it, status reports the interface gone and not attached, and
@@ -67,6 +69,7 @@ IPC_A=10.201.0.1
 IPC=10.201.0.2
 FLOWS_C="--src $IPC_A --dst $IPC --sport 30000 --dport 20000"
 DOT=vd$$.100
+UTF=$'v\xc3\xa9'$$
 VG=vg$$
 VM=vm$$
 VK=vk$$
@@ -89,6 +92,7 @@ BADNAME=(bad_interface_names_refused_by_load bad_interface_names_refused_by_set
 	bad_interface_names_refused_by_unload)
 AFTER=(status_refuses_writable_namespace_folder_once bpffs_root_unloads_after_user_attempts)
 HOST=(skb_mode_load_status_unload dotted_name_load_status_set_unload
+	utf8_name_intact_in_json_escaped_in_text
 	deleted_interface_status_reports_gone deleted_interface_unload_removes_pins
 	recreated_interface_same_index_set_refused recreated_interface_same_index_status_reports_gone
 	recreated_interface_same_index_gro_untouched_by_unload
@@ -556,6 +560,28 @@ else
 fi
 t_end
 ip -n "$NSB" link del "$DOT" 2>/dev/null
+
+# --- a UTF-8 name ---------------------------------------------------------------
+
+t_begin utf8_name_intact_in_json_escaped_in_text
+if ! pair_in_b "$UTF" vu$$; then
+	t_fail "cannot make a veth named $UTF in $NSB"
+elif ! out=$(cs load "$UTF" --cpus 0-1 2>&1); then
+	t_fail "load $UTF failed: $out"
+else
+	t_eq "status $UTF --json: interface" "$UTF" \
+		"$(cs status "$UTF" --json 2>&1 | jq -r '.instances[0].interface' 2>&1)"
+	cs status --json 2>&1 | jq -e --arg n "$UTF" '[.instances[].interface] | index($n)' \
+		>/dev/null 2>&1 || t_fail "status --json (all) does not list $UTF"
+	t_eq "stats $UTF --json: interface" "$UTF" \
+		"$(cs stats "$UTF" --json --count 1 2>/dev/null | jq -r .interface 2>&1)"
+	t_eq "status $UTF text: first word" 'v\xc3\xa9'$$ \
+		"$(cs status "$UTF" 2>&1 | head -n 1 | cut -d' ' -f1)"
+	out=$(cs unload "$UTF" 2>&1)
+	t_eq "unload $UTF exit status ($out)" 0 $?
+fi
+t_end
+ip -n "$NSB" link del "$UTF" 2>/dev/null
 
 # --- an interface deleted while loaded ----------------------------------------
 

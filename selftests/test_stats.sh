@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# cpusteer stats: its options and errors, its JSON, and that the figures of
-# every stage add up once traffic stops.
+# cpusteer stats: its options and errors, its JSON, that the figures of
+# every stage add up once traffic stops, and its table: scrolling, without
+# a terminal escape, into a pipe; redrawn in place on a terminal, with the
+# busiest CPUs first and a line for those left out when the window is too
+# short.
 #
 #   netns csA<pid>                        netns csB<pid>
 #   vethA<pid> 10.200.0.1 ------------- vethB<pid> 10.200.0.2
@@ -18,7 +21,8 @@ set -u
 
 TESTS=(stats_help stats_bad_options stats_not_loaded stats_json_lines
 	stats_rx_adds_up stats_stages_agree stats_table stats_signal_detaches
-	stats_from_another_netns_says_where stats_redirect_errors)
+	stats_from_another_netns_says_where stats_redirect_errors
+	stats_terminal_redraws_in_place stats_short_terminal_busiest_cpus_first)
 FLOWS=32
 PER_FLOW=100
 SENT=$((FLOWS * PER_FLOW))
@@ -182,6 +186,111 @@ test_table() {
 		KTHREAD "SECOND STAGE" "XDP ERRORS"; do
 		grep -q "^$section " <<<"$OUT" || t_fail "no $section section in --extended output"
 	done
+	grep -q $'\033' <<<"$OUT" && t_fail "a terminal escape in the output to a pipe"
+	t_eq "blocks to a pipe (blank lines)" 2 \
+		"$(cs stats "$VB" --count 2 2>/dev/null | grep -c '^$')"
+}
+
+# stats --count N under a pseudo-terminal ROWS high and 200 wide, in B,
+# while traffic flows; what it wrote lands in $PTY_OUT, its blocks in
+# $FRAMES_DIR/1, 2, ..., without the terminal's \r, the cursor moves up
+# before each and the ESC[K that ends each line.
+stats_in_pty() {	# ROWS N
+	rm -rf "$FRAMES_DIR" && mkdir -p "$FRAMES_DIR"
+	in_b "$NETNS_TOP/selftests/tools/pty_run.py" "$1" 200 "$CPUSTEER" stats "$VB" \
+		--count "$2" >"$PTY_OUT" 2>&1
+	RC=$?
+	# Each block ends with ESC[J (clear what is below).
+	sed 's/\r//g; s/\x1b\[K//g; s/\x1b\[[0-9]*A//g' "$PTY_OUT" |
+		awk -v dir="$FRAMES_DIR" 'BEGIN { RS = "\033\\[J" } NF { printf "%s", $0 > (dir "/" NR) }'
+}
+
+# The cursor moves up (ESC[NA) in what stats wrote, their Ns by commas.
+cursor_moves_up() {
+	grep -oaE $'\033\\[[0-9]+A' "$PTY_OUT" | tr -dc '0-9\n' | paste -sd,
+}
+
+# Traffic sent from CPU 1, for a minute at most, until stop_traffic: veth
+# runs the receiving NAPI on the sender's CPU, so CPU 1 receives every
+# frame besides its share of the steered ones, and is the busier of the
+# two.
+traffic_from_cpu1() {
+	# shellcheck disable=SC2086
+	bg_b "$TOOLS/udp_flows" recv $FLOWS_V4 --flows $FLOWS --max 65000 >/dev/null
+	RECEIVER=$BG_PID
+	# shellcheck disable=SC2086
+	bg_a taskset -c 1 "$TOOLS/udp_flows" send $FLOWS_V4 --flows $FLOWS --seconds 60 \
+		--gap 100 >/dev/null
+	SENDER=$BG_PID
+	sleep 1
+}
+
+stop_traffic() {
+	kill -TERM "$SENDER" "$RECEIVER" 2>/dev/null
+	wait "$SENDER" "$RECEIVER" 2>/dev/null
+}
+
+# The rows CPU N has in block FILE.
+cpu_rows() {	# FILE N
+	grep -cE "^  (to )?cpu $2 " "$1"
+}
+
+# Block N of the last stats_in_pty, or a failure that shows what came.
+frame_or_fail() {	# N
+	[ -s "$FRAMES_DIR/$1" ] && return 0
+	t_fail "no block $1 ending in ESC[J in: $(head -c 400 "$PTY_OUT" | cat -v)"
+	return 1
+}
+
+test_terminal() {
+	local frame=$FRAMES_DIR/2
+
+	traffic_from_cpu1
+	stats_in_pty 100 3
+	stop_traffic
+	t_eq "exit status" 0 "$RC"
+	t_eq "blocks that clear what is below them (ESC[J)" 3 "$(grep -o $'\033\\[J' "$PTY_OUT" | wc -l)"
+	frame_or_fail 2 || return
+	# Block 1 follows whatever came before it (a note on stderr).
+	t_eq "cursor moves up before blocks 2 and 3" 2 "$(cursor_moves_up | tr ',' '\n' | wc -l)"
+	t_eq "cursor moves up before block 3, over block 2" "$(wc -l <"$frame")" \
+		"$(cursor_moves_up | cut -d, -f2)"
+	t_eq "windows cleared (ESC[H)" 0 "$(grep -c $'\033\\[H' "$PTY_OUT")"
+	# A window tall enough: every CPU, in number order, as in a pipe.
+	t_ge "rows of cpu 0" 3 "$(cpu_rows "$frame" 0)"
+	t_ge "rows of cpu 1" 4 "$(cpu_rows "$frame" 1)"
+	t_eq "ENQUEUE rows, in CPU order" "to cpu 0,to cpu 1," \
+		"$(grep -oE '^  to cpu [0-9]+' "$frame" | sed 's/^  //' | tr '\n' ',')"
+	grep -q "left out" "$frame" && t_fail "a 'left out' line in a window tall enough: $(cat "$frame")"
+}
+
+# A window one row shorter than the tall block needs: CPU 0's rows go,
+# CPU 1's (the busier) stay, where CPU order would have kept CPU 0's, and
+# a last line says one CPU was left out.
+test_short_terminal() {
+	local rows frame n
+
+	traffic_from_cpu1
+	stats_in_pty 100 2
+	if ! frame_or_fail 2; then
+		stop_traffic
+		return
+	fi
+	rows=$(wc -l <"$FRAMES_DIR/2")
+	stats_in_pty "$rows" 3
+	stop_traffic
+	t_eq "exit status" 0 "$RC"
+	for n in 2 3; do
+		frame=$FRAMES_DIR/$n
+		frame_or_fail "$n" || return
+		t_ge "rows of block $n" 1 "$(wc -l <"$frame")"
+		[ "$(wc -l <"$frame")" -lt "$rows" ] ||
+			t_fail "block $n has $(wc -l <"$frame") lines, the window $rows rows"
+		t_eq "rows of cpu 0 in block $n" 0 "$(cpu_rows "$frame" 0)"
+		t_ge "rows of cpu 1 in block $n" 4 "$(cpu_rows "$frame" 1)"
+		t_eq "last line of block $n" "(1 more CPU left out, the least busy)" \
+			"$(grep -v '^$' "$frame" | tail -n 1)"
+	done
 }
 
 tracing_ids() {
@@ -257,6 +366,8 @@ test_redirect_errors() {
 }
 
 LAST=$NETNS_TMP/last.json
+PTY_OUT=$NETNS_TMP/pty.out
+FRAMES_DIR=$NETNS_TMP/frames
 t_run stats_help test_help
 t_run stats_bad_options test_bad_options
 t_run stats_not_loaded test_not_loaded
@@ -270,4 +381,12 @@ t_run stats_table test_table
 t_run stats_signal_detaches test_signal_detaches
 t_run stats_from_another_netns_says_where test_other_netns
 t_run stats_redirect_errors test_redirect_errors
+# The instance as the first tests had it: stats_redirect_errors loaded
+# one with a second stage.
+cs unload "$VB" >/dev/null 2>&1
+if ! out=$(cs load "$VB" --cpus 0-1 --key "$KEY1" 2>&1); then
+	t_abort "cpusteer load failed: $out"
+fi
+t_run stats_terminal_redraws_in_place test_terminal
+t_run stats_short_terminal_busiest_cpus_first test_short_terminal
 t_exit

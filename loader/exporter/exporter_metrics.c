@@ -18,6 +18,7 @@
 #include "names.h"
 #include "options.h"
 #include "tunnel_opts.h"
+#include "utf8.h"
 #include "version.h"
 
 struct out {
@@ -26,39 +27,14 @@ struct out {
 	int ncpus;
 };
 
-/* The length of the valid UTF-8 sequence that starts at `s` (RFC 3629:
- * no overlong form, no surrogate, nothing above U+10FFFF), or 0.
- */
-static int utf8_length(const unsigned char *s)
-{
-	unsigned int c = s[0], n, i, cp, least;
-
-	if (c < 0x80)
-		return 1;
-	n = c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-	if (!n)
-		return 0;
-	cp = c & (0x7f >> n);
-	for (i = 1; i < n; i++) {
-		/* The string's NUL ends a sequence cut short here too. */
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	least = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
-	if (cp < least || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 void metrics_escape(FILE *f, const char *v, bool quoted)
 {
 	const unsigned char *p = (const unsigned char *)v;
 	int n;
 
 	while (*p) {
-		n = utf8_length(p);
-		if (!n) {
+		n = utf8_sequence(p);
+		if (n <= 0) {
 			/* The value gets the four characters \xNN (the text
 			 * escapes their backslash): still UTF-8, and the byte
 			 * can be read back.

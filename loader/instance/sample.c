@@ -191,3 +191,13 @@ struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, 
 	add_up(&r, s->remote, sizeof(r), n, sizeof(r));
 	return r;
 }
+
+__u64 sample_cpu_work(const struct stats_sample *s, int n, int cpu)
+{
+	const struct kthread_count *k = &s->kthread[cpu];
+	const struct cpusteer_remote_counters *r = &s->remote[cpu];
+
+	return sample_rx_sum(s, n, cpu).rx + sample_redirected_to(s, n, cpu) +
+	       sample_enqueue_to(s, n, cpu).processed + k->processed + k->drops + k->sched +
+	       r->passed + r->dropped + r->redirected + r->redirect_errors;
+}

@@ -60,5 +60,11 @@ struct enqueue_count sample_enqueue_to(const struct stats_sample *s, int n, int 
 struct enqueue_count sample_enqueue_all(const struct stats_sample *s, int n);
 struct kthread_count sample_kthread_all(const struct stats_sample *s, int n);
 struct cpusteer_remote_counters sample_remote_all(const struct stats_sample *s, int n);
+/* How busy CPU `cpu` was: the frames it received, those steered to it,
+ * queued for it and taken by its kthread, and its kthread's wake-ups and
+ * second-stage verdicts, added up. Only for ranking CPUs: the figures
+ * overlap, a frame counts at every stage it passed.
+ */
+__u64 sample_cpu_work(const struct stats_sample *s, int n, int cpu);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stddef.h>
 #include "json.h"
+#include "utf8.h"
 
 void json_init(struct json *j, FILE *out)
 {
@@ -9,21 +11,57 @@ void json_init(struct json *j, FILE *out)
 	j->has_items[0] = false;
 }
 
-static void put_escaped(FILE *f, const char *s)
+static const char *short_form(unsigned int cp)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
+	switch (cp) {
+	case '"':  return "\\\"";
+	case '\\': return "\\\\";
+	case '\b': return "\\b";
+	case '\f': return "\\f";
+	case '\n': return "\\n";
+	case '\r': return "\\r";
+	case '\t': return "\\t";
+	}
+	return NULL;
+}
 
-		/* Names from the system need not be UTF-8: bytes outside
-		 * ASCII are written as the code point of the same number.
-		 */
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+/* Escapes what JSON requires (RFC 8259: quote, backslash, U+0000-U+001F),
+ * plus DEL and the C1 controls (U+007F-U+009F), which JSON allows raw but
+ * a terminal showing the output would act on; the rest goes out as is.
+ */
+static void put_code_point(FILE *f, const unsigned char *s, int len)
+{
+	unsigned int cp = len == 1 ? s[0] : len == 2 ? (s[0] & 0x1f) << 6 | (s[1] & 0x3f) : 0x800;
+	const char *sf = short_form(cp);
+
+	if (sf)
+		fputs(sf, f);
+	else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+		fprintf(f, "\\u%04x", cp);
+	else
+		fwrite(s, 1, len, f);
+}
+
+static void put_escaped(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int len;
+
+	fputc('"', f);
+	while (*s) {
+		len = utf8_sequence(s);
+		if (len > 0) {
+			put_code_point(f, s, len);
+			s += len;
+		} else {
+			/* Names from the system need not be UTF-8: each
+			 * maximal invalid subpart becomes one U+FFFD, as
+			 * Unicode recommends (chapter 3, "U+FFFD Substitution
+			 * of Maximal Subparts").
+			 */
+			fputs("\xef\xbf\xbd", f);
+			s += -len;
+		}
 	}
 	fputc('"', f);
 }
