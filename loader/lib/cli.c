@@ -501,16 +501,25 @@ static void roff_text(const char *s, FILE *f)
 	}
 }
 
+/* A word of the SYNOPSIS, which a narrow terminal must not hyphenate
+ * ("--sym-" on one line, "metric" on the next): \% forbids it.
+ */
+static void roff_word(const char *s, FILE *f)
+{
+	fputs("\\%", f);
+	roff_text(s, f);
+}
+
 static void roff_operands(const char *operands, FILE *f)
 {
 	size_t len = strlen(operands);
 
 	if (operands[0] == '[' && operands[len - 1] == ']') {
-		fputs(".RI [ ", f);
+		fputs(".RI [ \\%", f);
 		fprintf(f, "%.*s ]\n", (int)(len - 2), operands + 1);
 	} else {
 		fputs(".I ", f);
-		roff_text(operands, f);
+		roff_word(operands, f);
 		fputc('\n', f);
 	}
 }
@@ -523,11 +532,12 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 	const char *value;
 
 	fputs(".B ", f);
-	roff_text(cli_program_name, f);
+	roff_word(cli_program_name, f);
 	fputc(' ', f);
-	roff_text(cmd->name, f);
+	roff_word(cmd->name, f);
 	if (cmd->selector) {
-		fputs(" \\-\\-", f);
+		fputc(' ', f);
+		roff_word("--", f);
 		roff_text(cmd->selector, f);
 	}
 	fputc('\n', f);
@@ -535,7 +545,8 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 		roff_operands(cmd->operands, f);
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			fputs(".RB [ \\-\\-", f);
+			fputs(".RB [ ", f);
+			roff_word("--", f);
 			roff_text(o->name, f);
 			value = cli_value_shown(o, choices, sizeof(choices));
 			if (!value) {
@@ -543,7 +554,7 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 				continue;
 			}
 			fputs("\n.IR ", f);
-			roff_text(value, f);
+			roff_word(value, f);
 			fputs(" ]\n", f);
 		}
 }
