@@ -284,6 +284,7 @@ const struct cli_command set_command = {
 		CONFIG_GROUP,
 	},
 	.start = &load_start,
+	.keeps_current = true,
 	.run = cmd_set,
 };
 

@@ -465,6 +465,36 @@ static bool same_value(const struct cli_option *o, const char *a, const char *b)
 	return o->kind == CLI_ENUM ? !strcmp(a, b) : strtod(a, NULL) == strtod(b, NULL);
 }
 
+/* A command whose options keep the instance's current value (set) shows
+ * no default of the options it shares with load: each option with one
+ * says it keeps the current value instead.
+ */
+static void check_keeps_current(const struct cli_command *cmd)
+{
+	char *help = printed(cli_print_help, cmd), *entry, *next, want[96], what[160];
+	const struct cli_group *g;
+	const struct cli_option *o;
+
+	snprintf(what, sizeof(what), "%s --help shows no default", cmd->name);
+	ASSERT_TRUE(!strstr(help, "(default: ") && !strstr(help, "(the default)"), what);
+	for (g = cmd->groups; g->options; g++)
+		for (o = g->options; o->name; o++) {
+			if (!o->def || o->kind == CLI_SWITCH)
+				continue;
+			snprintf(want, sizeof(want), "\n  --%s ", o->name);
+			entry = strstr(help, want);
+			next = entry ? strstr(entry + 1, "\n  -") : NULL;
+			if (next)
+				*next = '\0';
+			snprintf(what, sizeof(what), "%s --help: --%s keeps the current value",
+				 cmd->name, o->name);
+			ASSERT_TRUE(entry && strstr(entry, "(keeps the current value)"), what);
+			if (next)
+				*next = '\n';
+		}
+	free(help);
+}
+
 /* A default shown as a value is the value the command starts with. */
 static void check_shown_defaults(const struct cli_command *cmd, void *ctx)
 {
@@ -473,6 +503,10 @@ static void check_shown_defaults(const struct cli_command *cmd, void *ctx)
 	char what[160], value[64];
 
 	(void)ctx;
+	if (cmd->keeps_current) {
+		check_keeps_current(cmd);
+		return;
+	}
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
 			if (!o->def || !shown_as_value(o))
@@ -492,6 +526,8 @@ static void check_shown_defaults(const struct cli_command *cmd, void *ctx)
 static void test_shown_defaults_are_where_commands_start(void)
 {
 	for_each_form(check_shown_defaults, NULL);
+	ASSERT_TRUE(set_command.keeps_current, "set keeps the current value of what is not given");
+	ASSERT_TRUE(!load_command.keeps_current, "load starts from its defaults");
 }
 
 int main(void)

@@ -424,10 +424,26 @@ const struct cli_command *cli_form(const struct cli_command *cmd, int argc, char
 	return cmd;
 }
 
-static void print_option(const struct cli_option *o, const char *shorthand, FILE *f)
+/* What --help says of option `o`'s default, in `buf`; NULL for nothing. */
+static const char *default_shown(const struct cli_command *cmd, const struct cli_option *o,
+				 char *buf, size_t len)
 {
-	const char *line, *end, *value;
-	char left[64], choices[SHOWN_LEN];
+	if (!o->def || (cmd->keeps_current && o->kind == CLI_SWITCH))
+		return NULL;
+	if (cmd->keeps_current)
+		snprintf(buf, len, "(keeps the current value)");
+	else if (o->kind == CLI_SWITCH)
+		snprintf(buf, len, "(the default)");
+	else
+		snprintf(buf, len, "(default: %s)", o->def);
+	return buf;
+}
+
+static void print_option(const struct cli_command *cmd, const struct cli_option *o,
+			 const char *shorthand, FILE *f)
+{
+	const char *line, *end, *value, *def;
+	char left[64], choices[SHOWN_LEN], shown_def[SHOWN_LEN];
 	int width;
 
 	value = cli_value_shown(o, choices, sizeof(choices));
@@ -449,10 +465,11 @@ static void print_option(const struct cli_option *o, const char *shorthand, FILE
 	}
 	fputs(line, f);
 	width += strlen(line);
-	if (o->def && width + strlen(o->def) + 12 > LINE_WIDTH)
-		fprintf(f, "\n%*s(default: %s)", HELP_COLUMN + 2, "", o->def);
-	else if (o->def)
-		fprintf(f, " (default: %s)", o->def);
+	def = default_shown(cmd, o, shown_def, sizeof(shown_def));
+	if (def && width + strlen(def) + 1 > LINE_WIDTH)
+		fprintf(f, "\n%*s%s", HELP_COLUMN + 2, "", def);
+	else if (def)
+		fprintf(f, " %s", def);
 	fputc('\n', f);
 }
 
@@ -473,10 +490,10 @@ static void print_one_form(const struct cli_command *cmd, FILE *f)
 	fprintf(f, "%s\n", cmd->about);
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++)
-			print_option(o, "", f);
+			print_option(cmd, o, "", f);
 	for (o = common_options; o->name; o++) {
 		snprintf(shorthand, sizeof(shorthand), "-%c, ", o->name[0]);
-		print_option(o, shorthand, f);
+		print_option(cmd, o, shorthand, f);
 	}
 	if (cmd->details)
 		fprintf(f, "\n%s", cmd->details);
@@ -501,16 +518,25 @@ static void roff_text(const char *s, FILE *f)
 	}
 }
 
+/* A word of the SYNOPSIS, which a narrow terminal must not hyphenate
+ * ("--sym-" on one line, "metric" on the next): \% forbids it.
+ */
+static void roff_word(const char *s, FILE *f)
+{
+	fputs("\\%", f);
+	roff_text(s, f);
+}
+
 static void roff_operands(const char *operands, FILE *f)
 {
 	size_t len = strlen(operands);
 
 	if (operands[0] == '[' && operands[len - 1] == ']') {
-		fputs(".RI [ ", f);
+		fputs(".RI [ \\%", f);
 		fprintf(f, "%.*s ]\n", (int)(len - 2), operands + 1);
 	} else {
 		fputs(".I ", f);
-		roff_text(operands, f);
+		roff_word(operands, f);
 		fputc('\n', f);
 	}
 }
@@ -523,11 +549,12 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 	const char *value;
 
 	fputs(".B ", f);
-	roff_text(cli_program_name, f);
+	roff_word(cli_program_name, f);
 	fputc(' ', f);
-	roff_text(cmd->name, f);
+	roff_word(cmd->name, f);
 	if (cmd->selector) {
-		fputs(" \\-\\-", f);
+		fputc(' ', f);
+		roff_word("--", f);
 		roff_text(cmd->selector, f);
 	}
 	fputc('\n', f);
@@ -535,7 +562,8 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 		roff_operands(cmd->operands, f);
 	for (g = cmd->groups; g->options; g++)
 		for (o = g->options; o->name; o++) {
-			fputs(".RB [ \\-\\-", f);
+			fputs(".RB [ ", f);
+			roff_word("--", f);
 			roff_text(o->name, f);
 			value = cli_value_shown(o, choices, sizeof(choices));
 			if (!value) {
@@ -543,7 +571,7 @@ static void roff_one_form(const struct cli_command *cmd, FILE *f)
 				continue;
 			}
 			fputs("\n.IR ", f);
-			roff_text(value, f);
+			roff_word(value, f);
 			fputs(" ]\n", f);
 		}
 }

@@ -65,7 +65,10 @@ struct cli_option {
 	enum cli_kind kind;
 	int (*parse)(void *opts, const char *arg);
 	const char *help;	/* '\n' continues it under the help column */
-	const char *def;	/* the default as shown, or NULL */
+	/* The default as shown, or NULL; for one form of a switch, any text:
+	 * that form is the default, shown "(the default)".
+	 */
+	const char *def;
 	size_t member;		/* what the option writes, */
 	size_t size;		/* and how many bytes; 0 for CLI_CALL: its own */
 	enum cli_switch sets;
@@ -144,9 +147,11 @@ struct cli_option {
 #define CLI_SWITCH_ON(name_, type_, member_, help_)                           \
 	{ .name = (name_), .kind = CLI_SWITCH, .help = (help_),               \
 	  CLI_SIZED_(type_, member_, sizeof(enum cli_switch)), .sets = CLI_ON }
-#define CLI_SWITCH_OFF(name_, type_, member_, help_)                          \
+#define CLI_SWITCH_OFF(name_, type_, member_, help_, ...)                     \
 	{ .name = (name_), .kind = CLI_SWITCH, .help = (help_),               \
-	  CLI_SIZED_(type_, member_, sizeof(enum cli_switch)), .sets = CLI_OFF }
+	  CLI_SIZED_(type_, member_, sizeof(enum cli_switch)), .sets = CLI_OFF, __VA_ARGS__ }
+/* In a switch's declaration: this form is the default. */
+#define CLI_DEFAULT_FORM .def = "the default"
 
 /* Whether the option takes a value; and that value as --help shows it,
  * in `buf` when it is made from the option's names.
@@ -204,6 +209,11 @@ struct cli_command {
 	 */
 	const struct cli_command *variant;
 	const char *selector;		/* in the variant: its flag, no dashes */
+	/* An option not given keeps the instance's current value (set): the
+	 * defaults the options declare are another command's, and --help
+	 * shows "(keeps the current value)" in their place.
+	 */
+	bool keeps_current;
 	int (*run)(int argc, char **argv);
 };
 

@@ -38,7 +38,7 @@ static int opt_remote(void *opts, const char *arg)
 /* What both load and set change: the cpumap entries and the device. */
 const struct cli_option load_set_options[] = {
 	[CHANGE_NO_SYMMETRIC] = CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
-					       "symmetric mode off (the default)"),
+					       "symmetric mode off", CLI_DEFAULT_FORM),
 	[CHANGE_QSIZE] = CLI_WHOLE_OPTION("qsize", "N", struct load_opts, cm.qsize, 1, MAX_QSIZE,
 					  "cpumap queue size per CPU, 1-" CLI_NUMBER(MAX_QSIZE),
 					  CLI_NUMBER(DEFAULT_QSIZE)),
@@ -93,13 +93,13 @@ const struct cli_option attach_options[] = {
 	[LOAD_ONLY_NO_TOUCH] = CLI_SWITCH_ON("no-touch", struct load_opts, notouch_given,
 					     "attach the benchmark floor: redirect without parsing"),
 	[LOAD_ONLY_TOUCH] = CLI_SWITCH_OFF("touch", struct load_opts, notouch_given,
-					   "parse and steer every frame (the default)"),
+					   "parse and steer every frame", CLI_DEFAULT_FORM),
 	[LOAD_ONLY_BUCKET_STATS] = CLI_SWITCH_ON("bucket-stats", struct load_opts, bucket_stats_given,
 						 "count each bucket's packets and bytes, for balance;\n"
 						 "as many buckets as --buckets gives now"),
 	[LOAD_ONLY_NO_BUCKET_STATS] = CLI_SWITCH_OFF("no-bucket-stats", struct load_opts,
 						     bucket_stats_given,
-						     "no bucket counters (the default)"),
+						     "no bucket counters", CLI_DEFAULT_FORM),
 	[LOAD_ONLY_OPTIONS] = {}
 };
 
