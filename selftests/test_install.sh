@@ -136,8 +136,9 @@ test_completion_completes_commands() {
 	t_eq "cpusteer b<TAB>" "balance" "$(complete_words cpusteer b)"
 	t_eq "cpusteer s<TAB>" "$(printf '%s\n' sample-pcap set stats status)" \
 		"$(complete_words cpusteer s)"
-	t_eq "cpusteer-bench <TAB>" "$(printf '%s\n' --help bench demo gen version)" \
+	t_eq "cpusteer-bench <TAB>" "$(printf '%s\n' --help --version bench demo gen version)" \
 		"$(complete_words cpusteer-bench '')"
+	t_eq "cpusteer --v<TAB>" --version "$(complete_words cpusteer --v)"
 }
 
 test_completion_offers_values_and_interfaces() {

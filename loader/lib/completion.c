@@ -280,7 +280,7 @@ void program_print_bash_completion(const struct cli_program *p, FILE *f)
 	      "\tCOMPREPLY=()\n"
 	      "\t_cpusteer_words\n"
 	      "\tif [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-	      "\t\tCOMPREPLY=($(compgen -W \"--help", f);
+	      "\t\tCOMPREPLY=($(compgen -W \"--help --version", f);
 	for (c = p->commands; *c; c++)
 		fprintf(f, " %s", (*c)->name);
 	fputs("\" -- \"$cur\"))\n\t\treturn\n\tfi\n\tcase ${COMP_WORDS[1]} in\n", f);
