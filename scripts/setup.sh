@@ -15,10 +15,12 @@ set -eu
 # libmicrohttpd: the exporter's HTTP server. debhelper and lintian:
 # selftests/test_deb.sh builds the Debian package and checks it. strace:
 # tests kill a command at a chosen system call. curl: the exporter's tests
-# scrape it.
+# scrape it. xz-utils and zstd: kernel packages ship their modules
+# compressed, and the guests' initramfs takes them uncompressed (its
+# test makes compressed ones).
 packages="clang clang-16 clang-19 llvm make gcc pkg-config libbpf-dev bpftool libxdp-dev xdp-tools
 libelf-dev zlib1g-dev libpcap-dev libmicrohttpd-dev iproute2 ethtool iperf3 tcpdump procps
-jq python3 util-linux debhelper lintian strace curl"
+jq python3 util-linux debhelper lintian strace curl xz-utils zstd"
 kernels_dir=
 if [ "${1:-}" = --kernels ]; then
 	kernels_dir=${2:-}

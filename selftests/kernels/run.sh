@@ -80,32 +80,6 @@ else
 	mapfile -t debs < <(sed "s|^|$base/debs/|" "$base/debs/current")
 fi
 
-# The modules the initramfs loads to reach the shared root: virtio PCI,
-# 9p over virtio, overlayfs. Their dependencies come first, from the
-# package's modules.dep (already the full closure of each module).
-module_order() {	# MODULES_DIR
-	local dir=$1 want=(virtio_pci 9pnet_virtio 9p overlay) m seen=' '
-	add() {
-		local path=$1 dep line
-		line=$(grep -m1 "^[^:]*/$path:" "$dir/modules.dep") || {
-			grep -q "/${path##*/}$" "$dir/modules.builtin" 2>/dev/null && return 0
-			echo "test-kernels: module ${path##*/} not in $dir" >&2
-			return 1
-		}
-		for dep in ${line#*:}; do
-			add "${dep##*/}" || return 1
-		done
-		path=${line%%:*}
-		case $seen in
-		*" $path "*) ;;
-		*) seen="$seen$path "; echo "$path" ;;
-		esac
-	}
-	for m in "${want[@]}"; do
-		add "$m.ko" || return 1
-	done
-}
-
 # Unpacks PACKAGE.deb and builds its initramfs, once per package file.
 prepare() {	# DEB DIR
 	local deb=$1 dir=$2 tmp mods stage
@@ -123,12 +97,7 @@ prepare() {	# DEB DIR
 		stage=$tmp/initramfs
 		mkdir -p "$stage"/{dev,modules} || return 1
 		cp "$init" "$stage/init" || return 1
-		module_order "$mods" > "$stage/modules/order.paths" || return 1
-		while read -r m; do
-			cp "$mods/$m" "$stage/modules/" || return 1
-			echo "${m##*/}"
-		done < "$stage/modules/order.paths" > "$stage/modules/order"
-		rm "$stage/modules/order.paths"
+		selftests/kernels/initramfs_modules.sh "$mods" "$stage" || return 1
 		(cd "$stage" && find . | cpio -o -H newc --quiet) > "$tmp/initramfs.cpio" || return 1
 		rm -rf "$stage"
 		touch "$tmp/ready"
