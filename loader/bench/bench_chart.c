@@ -134,18 +134,13 @@ static int y_of(double v, double scale)
 	return PLOT_TOP + PLOT_H - (isfinite(v) && scale > 0 ? (int)(v / scale * PLOT_H) : 0);
 }
 
-static void draw_whisker(FILE *f, const struct bench_case *c, int mid, double scale)
+/* From the lowest run (y_lo) to the highest (y_hi), with a cap at each end. */
+static void draw_whisker(FILE *f, int mid, int y_lo, int y_hi)
 {
-	double lo, hi;
-
-	run_range(c, &lo, &hi);
-	if (c->nruns < 2 || !isfinite(lo))
-		return;
 	fprintf(f, "<g class=\"whisker\" stroke=\"#212121\"><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>"
 		   "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/></g>\n",
-		mid, y_of(hi, scale), mid, y_of(lo, scale),
-		mid - WHISKER_CAP, y_of(hi, scale), mid + WHISKER_CAP, y_of(hi, scale),
-		mid - WHISKER_CAP, y_of(lo, scale), mid + WHISKER_CAP, y_of(lo, scale));
+		mid, y_hi, mid, y_lo, mid - WHISKER_CAP, y_hi, mid + WHISKER_CAP, y_hi,
+		mid - WHISKER_CAP, y_lo, mid + WHISKER_CAP, y_lo);
 }
 
 static void draw_label(FILE *f, const char *name, int mid)
@@ -172,13 +167,16 @@ static void draw_bar(FILE *f, const struct bench_result *r, int i, int x, double
 	double v = bench_headline(c, &c->med), ratio = bench_headline(c, &c->ratio), lo, hi;
 	int base = PLOT_TOP + PLOT_H, y = y_of(v, scale), h = base - y, mid = x + BAR_W / 2;
 	int above = y;
+	bool spread;
 
 	run_range(c, &lo, &hi);
-	if (c->nruns > 1 && isfinite(hi) && y_of(hi, scale) < above)
+	spread = c->nruns > 1 && isfinite(lo);	/* lo and hi are numbers together */
+	if (spread && y_of(hi, scale) < above)
 		above = y_of(hi, scale);
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", x, y,
 		BAR_W, h, c->baseline == i ? "#9e9e9e" : "#3b7dd8");
-	draw_whisker(f, c, mid, scale);
+	if (spread)
+		draw_whisker(f, mid, y_of(lo, scale), y_of(hi, scale));
 	if (isfinite(v))
 		fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%.*f</text>\n", mid,
 			above - 6, c->tcp ? 2 : 3, v);
