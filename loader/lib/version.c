@@ -7,7 +7,6 @@
  * installs libxdp.so.1.3.0).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <stdlib.h>
