@@ -108,30 +108,46 @@ static void roll_back(struct steer_instance *in, const struct instance_config *l
 	instance_write_state(in, before);
 }
 
+/* The steps every change of a running instance takes once `st` records
+ * where the maps go: the record written, the maps brought from `from`
+ * (NULL: not known) to `next`, then `want` applied over `saved` on the
+ * device (`want` NULL: nothing there). A failure puts back what moved
+ * (roll_back); committing is the caller's, with what it records.
+ */
+static int move(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
+		struct cpusteer_instance_state *before, const struct instance_config *live,
+		const struct instance_config *next, const struct cpumap_opts *from,
+		const struct device_settings *want, struct device_settings *saved)
+{
+	struct instance_target to = target_of(next);
+	int err = instance_write_state(in, st);
+
+	if (err)
+		return err;
+	to.from = from;
+	err = instance_converge(in, &to);
+	/* Undoes its own changes when it fails. */
+	if (!err && want && want->mask)
+		err = device_apply(ifname, want, saved);
+	if (err)
+		roll_back(in, live, next, before, st);
+	return err;
+}
+
 int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
 	       const struct instance_config *live, const struct instance_config *next,
 	       const struct device_settings *given)
 {
 	struct cpusteer_instance_state before = *st;
 	struct device_settings saved, want;
-	struct instance_target to;
 	int err;
 
 	record_next(ifname, st, next, given, &saved, &want);
-	err = instance_write_state(in, st);
+	/* After a killed set the maps' second stage is not known. */
+	err = move(in, ifname, st, &before, live, next,
+		   state_set_unfinished(before.phase) ? NULL : &live->cm, &want, &saved);
 	if (err)
 		return err;
-	to = target_of(next);
-	/* After a killed set the maps' second stage is not known. */
-	to.from = state_set_unfinished(before.phase) ? NULL : &live->cm;
-	err = instance_converge(in, &to);
-	/* Undoes its own changes when it fails. */
-	if (!err && want.mask)
-		err = device_apply(ifname, &want, &saved);
-	if (err) {
-		roll_back(in, live, next, &before, st);
-		return err;
-	}
 	state_set_saved(st, &saved);
 	state_enter(st, CPUSTEER_PHASE_READY);
 	return instance_write_state(in, st);
@@ -142,7 +158,6 @@ int change_table(const struct instance_dir *d, struct steer_instance *in, const 
 {
 	struct cpusteer_instance_state st, before;
 	struct instance_config recorded = { 0 }, live = { 0 }, next;
-	struct instance_target to;
 	char why[400];
 	int err;
 
@@ -163,16 +178,9 @@ int change_table(const struct instance_dir *d, struct steer_instance *in, const 
 	next.table = (__u32 *)table;
 	before = st;
 	state_enter(&st, CPUSTEER_PHASE_BALANCING);
-	err = instance_write_state(in, &st);
+	err = move(in, NULL, &st, &before, &live, &next, &live.cm, NULL, NULL);
 	if (err)
 		goto out;
-	to = target_of(&next);
-	to.from = &live.cm;
-	err = instance_converge(in, &to);
-	if (err) {
-		roll_back(in, &live, &next, &before, &st);
-		goto out;
-	}
 	state_enter(&st, CPUSTEER_PHASE_READY);
 	err = instance_write_state(in, &st);
 out:
