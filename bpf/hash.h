@@ -66,12 +66,26 @@ static __always_inline __u32 siphash13_flow(const struct flow *f, const __u64 ke
  */
 static __always_inline __u32 spread_bits(__u32 h)
 {
-	h ^= h >> 16;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	h ^= h >> 16;
-	return h;
+	__u64 x = h, low;
+
+	/* In 64-bit registers, where only the low word is kept right: the
+	 * multipliers are sign-extended, so that they fit an instruction's
+	 * 32-bit immediate, and the low word is shifted right from the top,
+	 * since a 32-bit shift of it cost a 64-bit mask. The barriers keep
+	 * clang from folding either back into a 64-bit constant.
+	 */
+	x ^= x >> 16;
+	x *= (__s32)0x85ebca6b;
+	barrier_var(x);
+	low = x << 32;
+	barrier_var(low);
+	x ^= low >> (32 + 13);
+	x *= (__s32)0xc2b2ae35;
+	barrier_var(x);
+	low = x << 32;
+	barrier_var(low);
+	x ^= low >> (32 + 16);
+	return x;
 }
 
 /* The multilinear family (Lemire and Kaser, "Strongly universal string
