@@ -74,7 +74,8 @@ struct flow {
  */
 struct l4_span {
 	void *start;
-	__u32 room;
+	__u64 room;	/* 64 bits, as every length the parse walks with: a
+			 * 32-bit one was widened again at each use */
 };
 
 enum parse_status {
@@ -221,7 +222,7 @@ static __always_inline bool proto_has_ports(__u8 proto)
  * left from `l4` on.
  */
 static __always_inline enum parse_status
-parse_ports(const struct frame *fr, void *l4, __u32 room, struct flow *f, __u32 *reason)
+parse_ports(const struct frame *fr, void *l4, __u64 room, struct flow *f, __u32 *reason)
 {
 	if (!proto_has_ports(f->proto)) {
 		f->notes |= FLOW_L3_ONLY;
@@ -293,7 +294,7 @@ static __always_inline bool ipv6_is_ext_header(__u8 nexthdr)
  * shorter than the length says.
  */
 static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv6hdr *ip6h,
-					      __u32 *room)
+					      __u64 *room)
 {
 	void *l3 = ip6h;
 	__u32 payload = bpf_ntohs(ip6h->payload_len);
@@ -310,7 +311,7 @@ static __always_inline bool ipv6_payload_room(const struct frame *fr, struct ipv
  * with `room` bytes of the datagram left.
  */
 static __always_inline enum parse_status
-parse_ipv6_transport(const struct frame *fr, void *pos, __u32 room, __u8 proto,
+parse_ipv6_transport(const struct frame *fr, void *pos, __u64 room, __u8 proto,
 		     struct flow *f, struct l4_span *l4, __u32 *reason)
 {
 	f->proto = proto;
@@ -323,10 +324,10 @@ parse_ipv6_transport(const struct frame *fr, void *pos, __u32 room, __u8 proto,
  * the transport header after them.
  */
 static __always_inline enum parse_status
-parse_ipv6_ext(const struct frame *fr, void *pos, __u32 room, __u8 nexthdr,
+parse_ipv6_ext(const struct frame *fr, void *pos, __u64 room, __u8 nexthdr,
 	       struct flow *f, struct l4_span *l4, __u32 *reason)
 {
-	__u32 len;
+	__u64 len;
 	int i;
 
 #pragma unroll
@@ -385,7 +386,7 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 {
 	struct ipv6hdr *ip6h = l3;
 	void *pos = l3 + IPV6_HDR_LEN;
-	__u32 room;
+	__u64 room;
 	__u8 nexthdr;
 
 	if (past_dgram(fr, l3, IPV6_HDR_LEN))
