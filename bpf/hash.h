@@ -96,16 +96,22 @@ static __always_inline __u32 spread_bits(__u32 h)
  * so the two families' messages never share a word vector. The products
  * do not wait on each other, unlike SipHash's rounds.
  */
+_Static_assert(CPUSTEER_MULTILINEAR_FOLDED == ((1u << 2) | (1u << 6) | (1u << 8)),
+	       "multilinear_flow multiplies whole words by the folded key words");
+
 static __always_inline __u32 multilinear_flow(const struct flow *f, const __u64 *k)
 {
 	__u64 tail = (__u64)f->proto | (__u64)(f->family == 6 ? FLOW_MSG_LEN_IPV6 :
 							       FLOW_MSG_LEN_IPV4) << 24;
-	__u64 h = k[0] + k[1] * (__u32)f->addr[0] + k[2] * (f->addr[0] >> 32);
+	/* k[2], k[6] and k[8] are stored folded (cpusteer.h): a whole word
+	 * times the low half's multiplier gives the same sum.
+	 */
+	__u64 h = k[0] + k[1] * f->addr[0] + k[2] * (f->addr[0] >> 32);
 
 	if (f->family == 6) {
 		h += k[3] * (__u32)f->addr[1] + k[4] * (f->addr[1] >> 32) +
-		     k[5] * (__u32)f->addr[2] + k[6] * (f->addr[2] >> 32) +
-		     k[7] * (__u32)f->addr[3] + k[8] * (f->addr[3] >> 32) +
+		     k[5] * f->addr[2] + k[6] * (f->addr[2] >> 32) +
+		     k[7] * f->addr[3] + k[8] * (f->addr[3] >> 32) +
 		     k[9] * (__u64)f->ports + k[10] * tail;
 	} else {
 		h += k[3] * (__u64)f->ports + k[4] * tail;

@@ -105,6 +105,12 @@ enum cpusteer_nic_hash {
  * It has a key word per message word and one more, added to the sum.
  */
 #define CPUSTEER_MULTILINEAR_WORDS 10
+/* The key words stored folded (struct cpusteer_config): 2, 6 and 8, the
+ * high halves of IPv6 address words 0, 2 and 3, of which word 0 is IPv4's
+ * address pair. Word 4, the high half of IPv6 address word 1, is IPv4's
+ * last word too and stays as drawn.
+ */
+#define CPUSTEER_MULTILINEAR_FOLDED ((1u << 2) | (1u << 6) | (1u << 8))
 
 struct cpusteer_config {
 	__u64 key[2];		/* 128-bit hash key */
@@ -123,7 +129,11 @@ struct cpusteer_config {
 	 */
 	__u64 udp_tunnel_filter;
 	/* Drawn from `key` by the loader whenever it writes a slot, so that
-	 * --key alone decides every family's hash (docs/flow-hash.md).
+	 * --key alone decides every family's hash (docs/flow-hash.md), and
+	 * stored folded: the multiplier of the high half of an address word
+	 * has its low half's, shifted up, taken out (MULTILINEAR_FOLDED), so
+	 * that the program multiplies the whole word instead of cutting out
+	 * its low half. The hash is the same.
 	 */
 	__u64 multilinear_key[CPUSTEER_MULTILINEAR_WORDS + 1];
 };
@@ -263,10 +273,11 @@ enum cpusteer_phase {
 	CPUSTEER_PHASE_SET_FAILED,
 };
 
-/* Bumped whenever the record or a pinned map changes shape: a record of
- * another version is refused, not misread.
+/* Bumped whenever the record or a pinned map changes shape or meaning
+ * (9: the multilinear key words are stored folded): a record of another
+ * version is refused, not misread.
  */
-#define CPUSTEER_STATE_VERSION 8
+#define CPUSTEER_STATE_VERSION 9
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -232,8 +232,11 @@ static int hash_flows(const struct hasher *h, bool symmetric, const __u64 key[2]
 	}
 	memcpy(cfg.key, key, sizeof(cfg.key));
 	multilinear_key_draw(&cfg);
-	for (i = 0; h->key_word && i <= CPUSTEER_MULTILINEAR_WORDS; i++)
-		cfg.multilinear_key[i] = h->key_word;
+	if (h->key_word) {
+		for (i = 0; i <= CPUSTEER_MULTILINEAR_WORDS; i++)
+			cfg.multilinear_key[i] = h->key_word;
+		multilinear_key_fold(&cfg);
+	}
 	skel->bss->sweep_config = cfg;
 	skel->bss->sweep_count = n;
 	opts.data_in = frame;

@@ -4,7 +4,14 @@
 
 #include "cpusteer.h"
 
-/* Fills cfg->multilinear_key from cfg->key. */
+/* Fills cfg->multilinear_key from cfg->key, folded as the program reads
+ * it.
+ */
 void multilinear_key_draw(struct cpusteer_config *cfg);
+
+/* Folds key words as drawn (docs/flow-hash.md's K0..K10) into the form the
+ * program reads: CPUSTEER_MULTILINEAR_FOLDED in cpusteer.h.
+ */
+void multilinear_key_fold(struct cpusteer_config *cfg);
 
 #endif
