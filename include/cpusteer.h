@@ -263,6 +263,16 @@ enum cpusteer_phase {
 	CPUSTEER_PHASE_SET_FAILED,
 };
 
+/* How the cpumap's kernel threads of an instance are scheduled
+ * (--kthread-sched).
+ */
+enum cpusteer_kthread_policy {
+	CPUSTEER_KTHREAD_UNSET = 0,	/* left as the kernel made them */
+	CPUSTEER_KTHREAD_OTHER,		/* SCHED_OTHER at a nice value */
+	CPUSTEER_KTHREAD_FIFO,		/* SCHED_FIFO at a priority 1-99 */
+	CPUSTEER_KTHREAD_RR,		/* SCHED_RR at a priority 1-99 */
+};
+
 /* Bumped whenever the record or a pinned map changes shape: a record of
  * another version is refused, not misread.
  */
