@@ -154,6 +154,31 @@ static int move(struct steer_instance *in, const char *ifname, struct cpusteer_i
 	return err;
 }
 
+/* Whether the move from `live` to `next` has kthreads to schedule: the
+ * setting changes, or an entry is written anew (a CPU added, a new queue
+ * size or second stage) and its new thread must get the setting. After a
+ * killed set, whatever the maps hold is not known.
+ */
+static bool threads_to_schedule(const struct instance_config *live,
+				const struct instance_config *next, bool finishing)
+{
+	const struct cpumap_opts *a = &live->cm, *b = &next->cm;
+	__u32 i, non_ip = next->cfg.non_ip_cpu;
+
+	if (b->kthread.policy == CPUSTEER_KTHREAD_UNSET)
+		return false;
+	if (finishing || a->kthread.policy != b->kthread.policy ||
+	    a->kthread.priority != b->kthread.priority || a->qsize != b->qsize ||
+	    a->remote != b->remote || a->redirect_ifindex != b->redirect_ifindex)
+		return true;
+	for (i = 0; i < next->cpus.n; i++)
+		if (!cpuset_contains(&live->cpus, next->cpus.cpu[i]) &&
+		    next->cpus.cpu[i] != live->cfg.non_ip_cpu)
+			return true;
+	return non_ip != CPUSTEER_NON_IP_PASS && non_ip != live->cfg.non_ip_cpu &&
+	       !cpuset_contains(&live->cpus, non_ip);
+}
+
 int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
 	       const struct instance_config *live, const struct instance_config *next,
 	       const struct device_settings *given)
@@ -163,6 +188,14 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
 	struct device_settings saved, want;
 	int err;
 
+	/* Refused before anything moves: threads made by the move and then
+	 * refused could not be put back as they were.
+	 */
+	if (threads_to_schedule(live, next, state_set_unfinished(st->phase))) {
+		err = cpumap_threads_check(instance_cpumap_id(in), &next->cm.kthread);
+		if (err)
+			return err;
+	}
 	record_next(ifname, st, next, given, &saved, &want);
 	/* After a killed set the maps' second stage is not known. */
 	err = move(in, ifname, st, &before, live, next,

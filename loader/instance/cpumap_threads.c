@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include "cpumap_threads.h"
 #include "log.h"
 #include "names.h"
@@ -271,13 +273,52 @@ static long long missing_cpu(const struct cpumap_threads *all, const struct cpus
 	return -1;
 }
 
+/* The line for a thread that cannot be scheduled as `want`. */
+static void report(const struct cpumap_thread *t, __u32 map_id, const struct kthread_sched *want,
+		   int err)
+{
+	char as[32], why[256] = "";
+
+	kthread_sched_format(want, as, sizeof(as));
+	if (err == -EPERM)
+		explain_refusal(want, why, sizeof(why));
+	log_err("cannot schedule cpumap kthread cpumap/%u/map:%u (pid %d) as %s: %s%s", t->cpu,
+		map_id, t->pid, as, strerror(-err), why);
+}
+
+int cpumap_threads_check(__u32 map_id, const struct kthread_sched *want)
+{
+	static struct cpumap_threads all;
+	struct cpumap_thread child = { 0 };
+	int err;
+
+	if (want->policy == CPUSTEER_KTHREAD_UNSET)
+		return 0;
+	child.pid = fork();
+	if (child.pid < 0)
+		return -errno;
+	if (!child.pid) {
+		pause();
+		_exit(0);
+	}
+	child = wanted(&child, want);
+	err = set_thread(&child);
+	kill(child.pid, SIGKILL);
+	waitpid(child.pid, NULL, 0);
+	if (err != -EPERM)
+		return 0;
+	if (cpumap_threads_find(map_id, &all) || !all.n)
+		all.t[0] = (struct cpumap_thread){ .cpu = 0, .pid = 0 };
+	report(&all.t[0], map_id, want, err);
+	return err;
+}
+
 int cpumap_threads_schedule(__u32 map_id, const struct cpuset *cpus, __u32 also,
 			    const struct kthread_sched *want, struct cpumap_threads_undo *undo)
 {
 	static struct cpumap_threads all;
 	static struct cpumap_threads_undo changed;
 	struct cpumap_thread w;
-	char as[32], why[256];
 	long long missing;
 	size_t i;
 	int err;
@@ -297,7 +338,6 @@ int cpumap_threads_schedule(__u32 map_id, const struct cpuset *cpus, __u32 also,
 			missing, map_id);
 		return -ESRCH;
 	}
-	kthread_sched_format(want, as, sizeof(as));
 	changed.n = 0;
 	for (i = 0; i < all.n; i++) {
 		w = wanted(&all.t[i], want);
@@ -308,9 +348,7 @@ int cpumap_threads_schedule(__u32 map_id, const struct cpuset *cpus, __u32 also,
 		if (err == -ESRCH)
 			continue;	/* an old thread that ended meanwhile */
 		if (err) {
-			explain_refusal(want, why, sizeof(why));
-			log_err("cannot schedule cpumap kthread cpumap/%u/map:%u (pid %d) as %s: %s%s",
-				w.cpu, map_id, w.pid, as, strerror(-err), err == -EPERM ? why : "");
+			report(&w, map_id, want, err);
 			cpumap_threads_restore(&changed);
 			return err;
 		}

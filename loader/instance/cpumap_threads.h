@@ -102,4 +102,15 @@ int cpumap_threads_schedule(__u32 map_id, const struct cpuset *cpus, __u32 also,
 			    const struct kthread_sched *want, struct cpumap_threads_undo *undo);
 void cpumap_threads_restore(const struct cpumap_threads_undo *undo);
 
+/* Whether this process may schedule threads as `want`, tried on a child
+ * of its own, which the kernel judges as it judges a kthread: the
+ * capability CAP_SYS_NICE, and for fifo and rr no seccomp filter that
+ * refuses real-time policies (systemd's RestrictRealtime=yes). Before a
+ * change that would make new threads: once they are made, a refusal
+ * could put back neither them nor the ones they replaced. 0, or -EPERM
+ * after the line cpumap_threads_schedule() would print, for the first
+ * thread of map `map_id`.
+ */
+int cpumap_threads_check(__u32 map_id, const struct kthread_sched *want);
+
 #endif
