@@ -241,14 +241,17 @@ static void explain_refusal(const struct kthread_sched *want, char *buf, size_t 
 	bool no_cap = caps >= 0 && !(caps & (1ll << CAP_SYS_NICE_BIT));
 	bool filtered = want->policy != CPUSTEER_KTHREAD_OTHER && self_status("Seccomp", 10) > 0;
 
-	if (!no_cap && !filtered) {
+	/* With the capability, a filter is what refused; without it, a
+	 * filter may refuse as well.
+	 */
+	if (no_cap && filtered)
+		snprintf(buf, len, " (this process lacks CAP_SYS_NICE, and its seccomp filter may refuse real-time policies, as systemd's RestrictRealtime=yes does; cpusteer(8) shows a drop-in that allows both)");
+	else if (filtered)
+		snprintf(buf, len, " (a seccomp filter refuses real-time policies here, as systemd's RestrictRealtime=yes does; cpusteer(8) shows a drop-in that allows them)");
+	else if (no_cap)
+		snprintf(buf, len, " (this process lacks CAP_SYS_NICE; under systemd, cpusteer(8) shows a drop-in that grants it)");
+	else
 		buf[0] = '\0';
-		return;
-	}
-	snprintf(buf, len, " (%s%s%s; under systemd, cpusteer(8) shows a drop-in that allows it)",
-		 no_cap ? "this process lacks CAP_SYS_NICE" : "",
-		 no_cap && filtered ? ", and " : "",
-		 filtered ? "a seccomp filter refuses real-time policies here: RestrictRealtime=yes" : "");
 }
 
 void cpumap_threads_restore(const struct cpumap_threads_undo *undo)
