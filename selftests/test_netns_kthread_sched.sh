@@ -217,10 +217,7 @@ all_tests() {
 }
 
 t_plan_of all_tests
-[ "$(nproc)" -ge 2 ] || t_skip_all "needs 2 CPUs: the sets move threads between CPUs 0 and 1"
-for t in chrt bpftool jq; do
-	command -v $t >/dev/null || t_skip_all "needs $t"
-done
+netns_require 2 "the sets move threads between CPUs 0 and 1" chrt bpftool jq
 netns_setup v4only || t_abort "setup: $NETNS_WHY"
 all_tests
 t_exit

@@ -151,10 +151,7 @@ all_tests() {
 }
 
 t_plan_of all_tests
-[ "$(nproc)" -ge 2 ] || t_skip_all "needs 2 CPUs: the sender on CPU 0, a real-time busy loop on CPU 1"
-for t in chrt taskset jq; do
-	command -v $t >/dev/null || t_skip_all "needs $t"
-done
+netns_require 2 "the sender on CPU 0, a real-time busy loop on CPU 1" chrt taskset jq
 t_on_exit busy_stop
 # Everything this script starts runs on CPU 0, but the busy loop.
 taskset -pc 0 $$ >/dev/null || t_abort "cannot move the test to CPU 0"
