@@ -273,18 +273,30 @@ enum cpusteer_phase {
 	CPUSTEER_PHASE_SET_FAILED,
 };
 
-/* Bumped whenever the record or a pinned map changes shape or meaning
- * (9: the multilinear key words are stored folded): a record of another
- * version is refused, not misread.
+/* How the cpumap's kernel threads of an instance are scheduled
+ * (--kthread-sched), in its record.
  */
-#define CPUSTEER_STATE_VERSION 9
+enum cpusteer_kthread_policy {
+	CPUSTEER_KTHREAD_UNSET = 0,	/* left as the kernel made them */
+	CPUSTEER_KTHREAD_OTHER,		/* SCHED_OTHER at a nice value */
+	CPUSTEER_KTHREAD_FIFO,		/* SCHED_FIFO at a priority 1-99 */
+	CPUSTEER_KTHREAD_RR,		/* SCHED_RR at a priority 1-99 */
+};
+
+/* Bumped whenever the record or a pinned map changes shape or meaning:
+ * a record of another version is refused, not misread. 9: the multilinear
+ * key words are stored folded; 10: the record holds the cpumap kthreads'
+ * scheduling (kthread_policy, kthread_priority).
+ */
+#define CPUSTEER_STATE_VERSION 10
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The
- * programs never read it. `cpus`, `weights`, `qsize`, `remote` and `cfg`
- * are the configuration the instance is moving to or is in (see `phase`);
- * `saved` holds the device's values from before cpusteer first changed
- * them, recorded before any change is made.
+ * programs never read it. `cpus`, `weights`, `qsize`, `remote`, `cfg`
+ * and the kthreads' scheduling are the configuration the instance is
+ * moving to or is in (see `phase`); `saved` holds the device's values
+ * from before cpusteer first changed them, recorded before any change
+ * is made.
  */
 struct cpusteer_instance_state {
 	__u32 version;		/* CPUSTEER_STATE_VERSION */
@@ -309,6 +321,8 @@ struct cpusteer_instance_state {
 	struct cpusteer_config cfg;
 	struct cpusteer_device_record saved;	/* values before cpusteer */
 	struct cpusteer_device_record applied;	/* values cpusteer set */
+	__u32 kthread_policy;	/* enum cpusteer_kthread_policy */
+	__s32 kthread_priority;	/* fifo and rr: 1-99; other: the nice value */
 };
 
 #endif /* CPUSTEER_H */

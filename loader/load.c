@@ -22,14 +22,19 @@
 static void print_loaded(const struct load_opts *lo, const struct instance_dir *d,
 			 const struct cpusteer_instance_state *st, enum attach_path path)
 {
-	char cpus[256];
+	char cpus[256], kthreads[48] = "";
 
 	cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
-	printf("cpusteer: loaded on %s (%s mode, %s, program id %u): cpus %s, %u buckets, hash %s, qsize %u, remote %s%s\n",
+	if (lo->cm.kthread.policy != CPUSTEER_KTHREAD_UNSET) {
+		strcpy(kthreads, ", kthreads ");
+		kthread_sched_format(&lo->cm.kthread, kthreads + strlen(kthreads),
+				     sizeof(kthreads) - strlen(kthreads));
+	}
+	printf("cpusteer: loaded on %s (%s mode, %s, program id %u): cpus %s, %u buckets, hash %s, qsize %u, remote %s%s%s\n",
 	       d->shown, xdp_mode_name(lo->xdp_mode),
 	       path == ATTACH_DISPATCHER ? "in libxdp's dispatcher" : "single program",
 	       st->prog_id, cpus, lo->steer.cfg.nbuckets, hash_fn_name(lo->steer.cfg.hash_fn),
-	       lo->cm.qsize, remote_action_name(lo->cm.remote),
+	       lo->cm.qsize, remote_action_name(lo->cm.remote), kthreads,
 	       lo->notouch ? ", no-touch floor" : "");
 	if (device_is_veth(lo->ifname))
 		printf("note: %s is a veth: its peer must send with tx checksumming off (ethtool -K PEER tx off),\n"

@@ -13,6 +13,7 @@
 #include "attached_prog.h"
 #include "commands.h"
 #include "counters.h"
+#include "cpumap_threads.h"
 #include "device.h"
 #include "elsewhere.h"
 #include "indirection.h"
@@ -39,6 +40,8 @@ struct status_view {
 	bool complete;		/* every pin there */
 	struct instance_health health;
 	struct device_settings dev, saved;
+	struct kthread_sched kthread;	/* recorded (--kthread-sched) */
+	struct cpumap_threads threads;	/* the cpumap's kthreads now */
 	char problem[400];	/* what is wrong, and what to run */
 };
 
@@ -96,9 +99,12 @@ static int collect(struct instance_dir *d, struct status_view *v)
 	if (!instance_read_config(&in, &v->cfg))
 		read_table(&in, v);
 	instance_read_counters(&in, &v->counts, NULL);
+	cpumap_threads_find(instance_cpumap_id(&in), &v->threads);
 	v->counted_buckets = in.bucket_load_entries;
 	instance_close(&in);
 	state_get_saved(&v->st, &v->saved);
+	v->kthread.policy = v->st.kthread_policy;
+	v->kthread.priority = v->st.kthread_priority;
 	v->rx_hash = v->health.device_here ? device_rx_hash(v->st.ifindex) : -ENODEV;
 	if (v->health.device_here)
 		device_read(d->ifname, &v->dev);
@@ -196,6 +202,30 @@ static void print_nic_hash(const struct status_view *v)
 	printf("  %-18s %s\n", "driver rx hash", rx_hash_support(v->rx_hash));
 }
 
+/* The recorded --kthread-sched, or that there is none. */
+static void print_kthread_sched(const struct status_view *v)
+{
+	char as[32];
+
+	kthread_sched_format(&v->kthread, as, sizeof(as));
+	if (v->kthread.policy == CPUSTEER_KTHREAD_UNSET)
+		printf("  %-18s not set: as the kernel made them\n", "kthread sched");
+	else
+		printf("  %-18s %s\n", "kthread sched", as);
+}
+
+/* A target CPU's kthread: pid, policy and priority (the nice value under
+ * other), or that none was found.
+ */
+static void print_thread(const struct cpumap_thread *t)
+{
+	if (!t)
+		printf(" %8s %-6s %5s", "none", "-", "-");
+	else
+		printf(" %8d %-6s %5d", t->pid, sched_policy_name(t->policy),
+		       cpumap_thread_priority(t));
+}
+
 static void print_text(const struct status_view *v)
 {
 	char redirect[IFNAME_SHOWN_LEN] = "", non_ip[16], list[256], dev[160];
@@ -235,10 +265,14 @@ static void print_text(const struct status_view *v)
 		printf("  %-18s off\n", "bucket stats");
 	printf("  %-18s %u, remote %s%s%s\n", "queue size", v->st.qsize,
 	       remote_action_name(v->st.remote), *redirect ? " to " : "", redirect);
-	printf("  %-18s %6s %6s %8s\n", "cpus", "cpu", "weight", "buckets");
-	for (i = 0; i < v->cpus.n; i++)
-		printf("  %-18s %6u %6u %8u%s\n", "", v->cpus.cpu[i], v->cpus.weight[i], v->owned[i],
-		       cpuset_contains(&v->offline, v->cpus.cpu[i]) ? "  OFFLINE" : "");
+	print_kthread_sched(v);
+	printf("  %-18s %6s %6s %8s %8s %-6s %5s\n", "cpus", "cpu", "weight", "buckets", "kthread",
+	       "policy", "prio");
+	for (i = 0; i < v->cpus.n; i++) {
+		printf("  %-18s %6u %6u %8u", "", v->cpus.cpu[i], v->cpus.weight[i], v->owned[i]);
+		print_thread(cpumap_threads_of(&v->threads, v->cpus.cpu[i]));
+		printf("%s\n", cpuset_contains(&v->offline, v->cpus.cpu[i]) ? "  OFFLINE" : "");
+	}
 	if (v->offline.n) {
 		cpuset_format(&v->offline, list, sizeof(list));
 		printf("  warning: CPU %s offline: its cpumap kthread runs unbound on other CPUs; drop it with cpusteer set %s --cpus ...\n",
@@ -286,6 +320,20 @@ static void json_device(struct json *j, const char *key, const struct device_set
 	json_object_close(j);
 }
 
+/* A target CPU's kthread; null when none was found. */
+static void json_thread(struct json *j, const struct cpumap_thread *t)
+{
+	if (!t) {
+		json_null(j, "kthread");
+		return;
+	}
+	json_object_open(j, "kthread");
+	json_uint(j, "pid", t->pid);
+	json_string(j, "policy", sched_policy_name(t->policy));
+	json_int(j, "priority", cpumap_thread_priority(t));
+	json_object_close(j);
+}
+
 static void json_cpus(struct json *j, const struct status_view *v)
 {
 	__u32 i;
@@ -297,6 +345,7 @@ static void json_cpus(struct json *j, const struct status_view *v)
 		json_uint(j, "weight", v->cpus.weight[i]);
 		json_uint(j, "buckets", v->owned[i]);
 		json_bool(j, "online", !cpuset_contains(&v->offline, v->cpus.cpu[i]));
+		json_thread(j, cpumap_threads_of(&v->threads, v->cpus.cpu[i]));
 		json_object_close(j);
 	}
 	json_array_close(j);
@@ -353,6 +402,12 @@ static void print_json(struct json *j, const struct status_view *v)
 			json_string(j, "redirect_to", buf);
 		else
 			json_null(j, "redirect_to");
+		if (v->kthread.policy == CPUSTEER_KTHREAD_UNSET) {
+			json_null(j, "kthread_sched");
+		} else {
+			kthread_sched_format(&v->kthread, buf, sizeof(buf));
+			json_string(j, "kthread_sched", buf);
+		}
 		json_cpus(j, v);
 		json_device(j, "device", &v->dev);
 		json_device(j, "restore_on_unload", &v->saved);
@@ -595,8 +650,9 @@ const struct cli_command status_command = {
 	.operands = "[IFACE]",
 	.about = "Shows each cpusteer instance of this network namespace (or the one on\n"
 		 "IFACE): its state, attach mode, program, CPUs with weights and bucket\n"
-		 "counts, queue size, second stage, hash settings, the device's GRO/NAPI\n"
-		 "settings and what unload restores, and the kernel features found.\n"
+		 "counts and kthreads (pid, policy, priority), queue size, second stage,\n"
+		 "hash settings, the device's GRO/NAPI settings and what unload\n"
+		 "restores, and the kernel features found.\n"
 		 "Instances of other network namespaces are listed with the command that\n"
 		 "reaches them.\n",
 	.groups = { { status_options, 0 } },

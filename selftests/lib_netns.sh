@@ -316,6 +316,18 @@ netns_cleanup() {
 	[ -n "$NETNS_TMP" ] && rm -rf "$NETNS_TMP"
 }
 
+# Skips every test unless the machine has CPUS online CPUs (WHY says
+# what for) and each TOOL.
+netns_require() {	# CPUS WHY TOOL...
+	local t
+
+	[ "$(nproc)" -ge "$1" ] || t_skip_all "needs $1 CPUs: $2"
+	shift 2
+	for t in "$@"; do
+		command -v "$t" >/dev/null || t_skip_all "needs $t"
+	done
+}
+
 # Builds the topology drawn at the top. With "v4only", vethA has no IPv6:
 # no router solicitation or MLD report leaves A, so with the static
 # neighbours every frame B sees is one the test sent.

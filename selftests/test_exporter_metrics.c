@@ -395,8 +395,39 @@ static void test_info_has_the_settings_not_the_key(void)
 	text = exposition(in, 1);
 	ASSERT_LINE(text, "cpusteer_instance_info{" L ",xdp_mode=\"native\",hash=\"multilinear\","
 		    "symmetric=\"true\",inner=\"none\",non_ip=\"cpu:1\",remote=\"drop\",qsize=\"2048\","
-		    "buckets=\"512\",bucket_stats=\"false\",program_id=\"77\"} 1");
+		    "buckets=\"512\",bucket_stats=\"false\",program_id=\"77\","
+		    "kthread_sched=\"unset\"} 1");
 	ASSERT_TRUE(!strstr(text, "1122334455667788") && !strstr(text, "key"), "no key in the text");
+#undef L
+	free(text);
+	sample_free(&m.sample);
+}
+
+/* Each target CPU's kthread: its pid and priority with its policy, a
+ * nice value below 0 as it is; a CPU whose thread was not found has no
+ * series, and the setting is a label of the info series.
+ */
+static void test_threads_of_each_target_cpu(void)
+{
+	struct metrics_instance m;
+	const struct metrics_instance *in[] = { &m };
+	char *text;
+
+#define L "interface=\"eth0\",netns=\"5\""
+	instance_init_test(&m, "eth0", 5);
+	m.st.kthread_policy = CPUSTEER_KTHREAD_FIFO;
+	m.st.kthread_priority = 20;
+	m.threads.n = 2;
+	m.threads.t[0] = (struct cpumap_thread){ .cpu = 0, .pid = 4130, .policy = 0, .nice = -5 };
+	m.threads.t[1] = (struct cpumap_thread){ .cpu = 5, .pid = 4131, .policy = 1,
+						 .rt_priority = 20 };
+	text = exposition(in, 1);
+	ASSERT_LINE(text, "cpusteer_cpumap_thread_pid{" L ",cpu=\"0\",policy=\"other\"} 4130");
+	ASSERT_LINE(text, "cpusteer_cpumap_thread_priority{" L ",cpu=\"0\",policy=\"other\"} -5");
+	ASSERT_TRUE(!strstr(text, "cpusteer_cpumap_thread_pid{" L ",cpu=\"1\""),
+		    "no series for CPU 1, whose thread was not found");
+	ASSERT_TRUE(!strstr(text, "cpu=\"5\",policy"), "none for CPU 5, no target");
+	ASSERT_TRUE(strstr(text, ",kthread_sched=\"fifo:20\"} 1\n"), "the setting in the info");
 #undef L
 	free(text);
 	sample_free(&m.sample);
@@ -414,6 +445,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(test_build_info_is_the_version),
 	TU_TEST(test_health_of_every_judged_instance),
 	TU_TEST(test_info_has_the_settings_not_the_key),
+	TU_TEST(test_threads_of_each_target_cpu),
 };
 
 int main(void)

@@ -345,7 +345,9 @@ else
 	cs status "$VB" >"$NETNS_TMP/status.txt" 2>&1 || t_fail "status $VB failed"
 	grep -q 'warning: CPU 1 offline' "$NETNS_TMP/status.txt" ||
 		t_fail "status $VB has no line 'warning: CPU 1 offline ...': $(tr '\n' '|' <"$NETNS_TMP/status.txt")"
-	grep -qE '^ +1 +[0-9]+ +[0-9]+ +OFFLINE$' "$NETNS_TMP/status.txt" ||
+	# cpu, weight, buckets, then its kthread's pid, policy and priority.
+	grep -qE '^ +1 +[0-9]+ +[0-9]+ +([0-9]+ +[a-z]+ +-?[0-9]+|none +- +-) +OFFLINE$' \
+		"$NETNS_TMP/status.txt" ||
 		t_fail "status $VB does not mark CPU 1's row OFFLINE"
 	t_end
 fi

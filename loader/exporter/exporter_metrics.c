@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include "counters.h"
+#include "cpumap_threads.h"
 #include "exporter_metrics.h"
 #include "instance_state.h"
 #include "kernel_features.h"
@@ -62,15 +63,14 @@ static void label(struct out *o, const char **sep, const char *name, const char 
 	*sep = ",";
 }
 
-/* One series of the current family: the labels of instance `m` (none
- * for NULL), then more labels as name, value pairs up to a NULL name,
- * then the value.
+/* The name and labels of a series of the current family: those of
+ * instance `m` (none for NULL), then the name, value pairs of `ap` up to
+ * a NULL name.
  */
-static void series(struct out *o, const struct metrics_instance *m, __u64 value, ...)
+static void series_labels(struct out *o, const struct metrics_instance *m, va_list ap)
 {
 	const char *sep = "{", *name;
 	char netns[24];
-	va_list ap;
 
 	fputs(o->family, o->f);
 	if (m) {
@@ -78,13 +78,32 @@ static void series(struct out *o, const struct metrics_instance *m, __u64 value,
 		label(o, &sep, "interface", m->interface);
 		label(o, &sep, "netns", netns);
 	}
-	va_start(ap, value);
 	while ((name = va_arg(ap, const char *)))
 		label(o, &sep, name, va_arg(ap, const char *));
-	va_end(ap);
 	if (*sep == ',')
 		fputc('}', o->f);
+}
+
+/* One series: its labels (series_labels), then the value. */
+static void series(struct out *o, const struct metrics_instance *m, __u64 value, ...)
+{
+	va_list ap;
+
+	va_start(ap, value);
+	series_labels(o, m, ap);
+	va_end(ap);
 	fprintf(o->f, " %llu\n", (unsigned long long)value);
+}
+
+/* The same with a value that may be below 0 (a nice value). */
+static void series_signed(struct out *o, const struct metrics_instance *m, long long value, ...)
+{
+	va_list ap;
+
+	va_start(ap, value);
+	series_labels(o, m, ap);
+	va_end(ap);
+	fprintf(o->f, " %lld\n", value);
 }
 
 /* A __u64 at byte `offset` of a counter struct (all of them are __u64
@@ -163,6 +182,7 @@ struct family {
 	const struct per_cpu *per_cpu;				/* emit_per_cpu */
 	/* Every instance judged, exported or not: health series. */
 	bool every_judged;
+	bool thread_pid;	/* emit_threads: the pid, else the priority */
 	/* Not one family: the steering program's, one for each counter. */
 	bool steering_counters;
 };
@@ -179,9 +199,11 @@ static const char *yes_no(bool b)
 
 static void emit_info(struct out *o, const struct metrics_instance *m, const struct family *fam)
 {
-	char inner[160], non_ip[16], qsize[12], buckets[12], prog[12];
+	char inner[160], non_ip[16], qsize[12], buckets[12], prog[12], kthreads[32];
+	struct kthread_sched ks = { m->st.kthread_policy, m->st.kthread_priority };
 
 	(void)fam;
+	kthread_sched_format(&ks, kthreads, sizeof(kthreads));
 	inner_format(&m->cfg, inner, sizeof(inner));
 	non_ip_format(&m->cfg, non_ip, sizeof(non_ip));
 	snprintf(qsize, sizeof(qsize), "%u", m->st.qsize);
@@ -191,7 +213,26 @@ static void emit_info(struct out *o, const struct metrics_instance *m, const str
 	       hash_fn_name(m->cfg.hash_fn), "symmetric", yes_no(m->cfg.symmetric), "inner", inner,
 	       "non_ip", non_ip, "remote", remote_action_name(m->st.remote), "qsize", qsize,
 	       "buckets", buckets, "bucket_stats", yes_no(m->cfg.bucket_stats), "program_id", prog,
-	       NULL);
+	       "kthread_sched", kthreads, NULL);
+}
+
+/* The kthread of each target CPU that has one: its pid, or its priority
+ * (the nice value under other, batch and idle), with its policy.
+ */
+static void emit_threads(struct out *o, const struct metrics_instance *m, const struct family *fam)
+{
+	const struct cpumap_thread *t;
+	char cpu[12];
+	__u32 i;
+
+	for (i = 0; i < m->cpus.n && i < CPUSTEER_MAX_CPUS; i++) {
+		t = cpumap_threads_of(&m->threads, m->cpus.cpu[i]);
+		if (!t)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%u", m->cpus.cpu[i]);
+		series_signed(o, m, fam->thread_pid ? t->pid : cpumap_thread_priority(t), "cpu", cpu,
+			      "policy", sched_policy_name(t->policy), NULL);
+	}
 }
 
 static void emit_tracepoints(struct out *o, const struct metrics_instance *m,
@@ -389,6 +430,14 @@ static const struct family families[] = {
 	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, cpus.weight) },
 	{ "cpusteer_cpu_buckets", "gauge", "buckets of the indirection table each target CPU owns",
 	  .emit = emit_targets, .target_array = offsetof(struct metrics_instance, buckets) },
+	{ "cpusteer_cpumap_thread_pid", "gauge",
+	  "pid of the cpumap kthread of each target CPU, with its scheduling policy (other, fifo, "
+	  "rr, batch, idle, deadline, ext); none while no thread of that CPU is found",
+	  .emit = emit_threads, .thread_pid = true },
+	{ "cpusteer_cpumap_thread_priority", "gauge",
+	  "priority of the cpumap kthread of each target CPU: 1 to 99 under the real-time policies "
+	  "fifo and rr, the nice value (-20 to 19) under the others; load --kthread-sched sets it",
+	  .emit = emit_threads },
 	{ .steering_counters = true },
 	{ "cpusteer_cpumap_enqueued_packets_total", "counter",
 	  "packets offered to each target CPU's cpumap queue, drops included" TP,

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "cpumap_threads.h"
 #include "cpuset.h"
 #include "cpusteer.h"
 #include "ifname.h"
@@ -38,6 +39,7 @@ struct metrics_instance {
 	bool present;		/* its interface is in its namespace */
 	struct instance_health health;	/* as status judges it */
 	bool traced[TP_COUNT];	/* tracepoints counted for it */
+	struct cpumap_threads threads;	/* its cpumap's kthreads */
 	/* Steering counters since load; tracepoint counters since the
 	 * exporter attached to the instance.
 	 */

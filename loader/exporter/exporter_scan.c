@@ -258,9 +258,12 @@ static void count_buckets(struct scan *s, const struct steer_instance *in,
 
 static int read_pinned(struct scan *s, struct followed *f, struct steer_instance *in)
 {
+	__u32 cpumap_id = instance_cpumap_id(in);
 	int tp, err;
 
-	trace(s, f, instance_cpumap_id(in));
+	trace(s, f, cpumap_id);
+	if (cpumap_threads_find(cpumap_id, &f->m.threads))
+		f->m.threads.n = 0;
 	for (tp = 0; tp < TP_COUNT; tp++)
 		f->m.traced[tp] = f->tracing && f->tracer.attached[tp];
 	err = instance_read_config(in, &f->m.cfg);

@@ -67,6 +67,10 @@ int change_load(struct instance_dir *d, const struct change_load *l,
 		return err;
 	}
 	err = instance_configure(&in, l->cpus, l->cfg, l->cm);
+	/* The entries' threads go with the map when a later step fails. */
+	if (!err)
+		err = cpumap_threads_schedule(instance_cpumap_id(&in), l->cpus, l->cfg->non_ip_cpu,
+					      &l->cm->kthread, NULL);
 	if (!err)
 		err = record(l, d, &in, st, &saved);
 	if (!err)

@@ -86,13 +86,24 @@ static void record_next(const char *ifname, struct cpusteer_instance_state *st,
 	state_enter(st, CPUSTEER_PHASE_SETTING);
 }
 
+/* The kthreads of `c`'s cpumap entries scheduled as `c` says: all or
+ * nothing (cpumap_threads.h), the threads changed into `undo`.
+ */
+static int schedule_threads(struct steer_instance *in, const struct instance_config *c,
+			    struct cpumap_threads_undo *undo)
+{
+	return cpumap_threads_schedule(instance_cpumap_id(in), &c->cpus, c->cfg.non_ip_cpu,
+				       &c->cm.kthread, undo);
+}
+
 /* Puts the maps back as the packets saw them (`live`, from `next`'s second
  * stage) and the record as it was, but for the device values it recorded
- * meanwhile: unload restores those either way. The record keeps its phase
- * and the pid that entered it, so a set killed before this one is still
- * the one to finish. When the way back fails too, no command is left at
- * work and nothing says which configuration the maps are in: the record
- * says so, and the next set finishes the move.
+ * meanwhile: unload restores those either way. An entry written again on
+ * the way back has a new kthread, scheduled again as `live` says. The
+ * record keeps its phase and the pid that entered it, so a set killed
+ * before this one is still the one to finish. When the way back fails
+ * too, no command is left at work and nothing says which configuration
+ * the maps are in: the record says so, and the next set finishes the move.
  */
 static void roll_back(struct steer_instance *in, const struct instance_config *live,
 		      const struct instance_config *next, struct cpusteer_instance_state *before,
@@ -103,21 +114,25 @@ static void roll_back(struct steer_instance *in, const struct instance_config *l
 	back.from = &next->cm;
 	back.going_back = true;
 	before->saved = st->saved;
-	if (instance_converge(in, &back))
+	if (instance_converge(in, &back) || schedule_threads(in, live, NULL))
 		state_enter(before, CPUSTEER_PHASE_SET_FAILED);
 	instance_write_state(in, before);
 }
 
 /* The steps every change of a running instance takes once `st` records
  * where the maps go: the record written, the maps brought from `from`
- * (NULL: not known) to `next`, then `want` applied over `saved` on the
- * device (`want` NULL: nothing there). A failure puts back what moved
- * (roll_back); committing is the caller's, with what it records.
+ * (NULL: not known) to `next`, the entries' kthreads scheduled as `next`
+ * says (`threads`, where the changed ones are kept; NULL: the entries
+ * stay as they are, and so do their threads), then `want` applied over
+ * `saved` on the device (`want` NULL: nothing there). A failure puts
+ * back what moved (roll_back); committing is the caller's, with what it
+ * records.
  */
 static int move(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
 		struct cpusteer_instance_state *before, const struct instance_config *live,
 		const struct instance_config *next, const struct cpumap_opts *from,
-		const struct device_settings *want, struct device_settings *saved)
+		struct cpumap_threads_undo *threads, const struct device_settings *want,
+		struct device_settings *saved)
 {
 	struct instance_target to = target_of(next);
 	int err = instance_write_state(in, st);
@@ -126,26 +141,65 @@ static int move(struct steer_instance *in, const char *ifname, struct cpusteer_i
 		return err;
 	to.from = from;
 	err = instance_converge(in, &to);
-	/* Undoes its own changes when it fails. */
-	if (!err && want && want->mask)
+	/* Each undoes its own changes when it fails. */
+	if (!err && threads)
+		err = schedule_threads(in, next, threads);
+	if (!err && want && want->mask) {
 		err = device_apply(ifname, want, saved);
+		if (err && threads)
+			cpumap_threads_restore(threads);
+	}
 	if (err)
 		roll_back(in, live, next, before, st);
 	return err;
+}
+
+/* Whether the move from `live` to `next` has kthreads to schedule: the
+ * setting changes, or an entry is written anew (a CPU added, a new queue
+ * size or second stage) and its new thread must get the setting. After a
+ * killed set, whatever the maps hold is not known.
+ */
+static bool threads_to_schedule(const struct instance_config *live,
+				const struct instance_config *next, bool finishing)
+{
+	const struct cpumap_opts *a = &live->cm, *b = &next->cm;
+	__u32 i, non_ip = next->cfg.non_ip_cpu;
+
+	if (b->kthread.policy == CPUSTEER_KTHREAD_UNSET)
+		return false;
+	if (finishing || a->kthread.policy != b->kthread.policy ||
+	    a->kthread.priority != b->kthread.priority || a->qsize != b->qsize ||
+	    a->remote != b->remote || a->redirect_ifindex != b->redirect_ifindex)
+		return true;
+	for (i = 0; i < next->cpus.n; i++)
+		if (!cpuset_contains(&live->cpus, next->cpus.cpu[i]) &&
+		    next->cpus.cpu[i] != live->cfg.non_ip_cpu)
+			return true;
+	return non_ip != CPUSTEER_NON_IP_PASS && non_ip != live->cfg.non_ip_cpu &&
+	       !cpuset_contains(&live->cpus, non_ip);
 }
 
 int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_instance_state *st,
 	       const struct instance_config *live, const struct instance_config *next,
 	       const struct device_settings *given)
 {
+	static struct cpumap_threads_undo threads;
 	struct cpusteer_instance_state before = *st;
 	struct device_settings saved, want;
 	int err;
 
+	/* Refused before anything moves: threads made by the move and then
+	 * refused could not be put back as they were.
+	 */
+	if (threads_to_schedule(live, next, state_set_unfinished(st->phase))) {
+		err = cpumap_threads_check(instance_cpumap_id(in), &next->cm.kthread);
+		if (err)
+			return err;
+	}
 	record_next(ifname, st, next, given, &saved, &want);
 	/* After a killed set the maps' second stage is not known. */
 	err = move(in, ifname, st, &before, live, next,
-		   state_set_unfinished(before.phase) ? NULL : &live->cm, &want, &saved);
+		   state_set_unfinished(before.phase) ? NULL : &live->cm, &threads, &want, &saved);
 	if (err)
 		return err;
 	state_set_saved(st, &saved);
@@ -178,7 +232,7 @@ int change_table(const struct instance_dir *d, struct steer_instance *in, const 
 	next.table = (__u32 *)table;
 	before = st;
 	state_enter(&st, CPUSTEER_PHASE_BALANCING);
-	err = move(in, NULL, &st, &before, &live, &next, &live.cm, NULL, NULL);
+	err = move(in, NULL, &st, &before, &live, &next, &live.cm, NULL, NULL, NULL);
 	if (err)
 		goto out;
 	state_enter(&st, CPUSTEER_PHASE_READY);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include "cpusteer.h"
+#include "cpumap_threads.h"
 #include "cpuset.h"
 
 struct steer;
@@ -31,6 +32,10 @@ struct cpumap_opts {
 	__u32 qsize;
 	enum remote_action remote;
 	__u32 redirect_ifindex;	/* REMOTE_REDIRECT only */
+	/* How its kernel thread is scheduled: the change protocol applies
+	 * it once the entries exist (cpumap_threads.h).
+	 */
+	struct kthread_sched kthread;
 };
 
 /* How the steering program gets onto the interface. libxdp can put a

@@ -97,6 +97,8 @@ void state_set_config(struct cpusteer_instance_state *st, const struct cpuset *c
 	st->qsize = cm->qsize;
 	st->remote = cm->remote;
 	st->redirect_ifindex = cm->redirect_ifindex;
+	st->kthread_policy = cm->kthread.policy;
+	st->kthread_priority = cm->kthread.priority;
 }
 
 void state_get_cpus(const struct cpusteer_instance_state *st, struct cpuset *set)
@@ -112,6 +114,9 @@ void state_get_cpumap(const struct cpusteer_instance_state *st, struct cpumap_op
 	cm->qsize = st->qsize;
 	cm->remote = st->remote < REMOTE_ACTIONS ? st->remote : REMOTE_NONE;
 	cm->redirect_ifindex = st->redirect_ifindex;
+	cm->kthread.policy = st->kthread_policy <= CPUSTEER_KTHREAD_RR ? st->kthread_policy
+								       : CPUSTEER_KTHREAD_UNSET;
+	cm->kthread.priority = st->kthread_priority;
 }
 
 bool state_device_name(const struct cpusteer_instance_state *st, char name[IF_NAMESIZE])

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <linux/bpf.h>
 #include <netinet/in.h>
@@ -121,6 +123,28 @@ const struct name_value xdp_mode_names[] = {
 const char *xdp_mode_name(int mode)
 {
 	return name_of(xdp_mode_names, mode, "native");
+}
+
+/* --kthread-sched: other takes an optional nice value, which its own
+ * parser reads; fifo and rr a priority.
+ */
+const struct name_value kthread_policy_names[] = {
+	{ .name = "other", .value = CPUSTEER_KTHREAD_OTHER },
+	{ .name = "fifo", .value = CPUSTEER_KTHREAD_FIFO, .operand = ":PRIO" },
+	{ .name = "rr", .value = CPUSTEER_KTHREAD_RR, .operand = ":PRIO" },
+	{}
+};
+
+const char *sched_policy_name(int policy)
+{
+	static const char *const names[] = {
+		[SCHED_OTHER] = "other", [SCHED_FIFO] = "fifo", [SCHED_RR] = "rr",
+		[SCHED_BATCH] = "batch", [SCHED_IDLE] = "idle", [6] = "deadline", [7] = "ext",
+	};
+
+	if (policy < 0 || policy >= (int)(sizeof(names) / sizeof(names[0])) || !names[policy])
+		return "unknown";
+	return names[policy];
 }
 
 const char *ip_proto_name(__u8 proto)

@@ -28,6 +28,12 @@ extern const struct name_value xdp_mode_names[];
 const char *hash_fn_name(__u32 fn);
 const char *remote_action_name(enum remote_action remote);
 const char *xdp_mode_name(int mode);
+/* --kthread-sched's policies (enum cpusteer_kthread_policy). */
+extern const struct name_value kthread_policy_names[];
+/* A thread's policy (the kernel's SCHED_*) as chrt names it, lowercase:
+ * other, fifo, rr, batch, idle, deadline, ext.
+ */
+const char *sched_policy_name(int policy);
 const char *ip_proto_name(__u8 proto);
 
 #endif

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
 #include <xdp/libxdp.h>
@@ -35,6 +37,58 @@ static int opt_remote(void *opts, const char *arg)
 	return name_parse("--remote", remote_action_names, arg, &r);
 }
 
+/* A whole number from min to max, all of `s`. */
+static bool whole_in(const char *s, long min, long max, __s32 *v)
+{
+	char *end;
+	long n;
+
+	if (!*s || (*s != '-' && !isdigit((unsigned char)*s)))
+		return false;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return false;
+	*v = n;
+	return true;
+}
+
+/* --kthread-sched: fifo:PRIO and rr:PRIO, 1 to 99, or other and
+ * other:NICE, -20 to 19, as chrt and nice take them.
+ */
+static int opt_kthread_sched(void *opts, const char *arg)
+{
+	struct kthread_sched *ks = &((struct load_opts *)opts)->cm.kthread;
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	const struct name_value *t;
+
+	for (t = kthread_policy_names; t->name; t++)
+		if (strlen(t->name) == len && !strncmp(t->name, arg, len))
+			break;
+	if (!t->name) {
+		log_err("bad --kthread-sched '%s': expected fifo:PRIO, rr:PRIO, other or other:NICE",
+			arg);
+		return -EINVAL;
+	}
+	ks->policy = t->value;
+	ks->priority = 0;
+	if (t->value == CPUSTEER_KTHREAD_OTHER) {
+		if (!colon || whole_in(colon + 1, KTHREAD_NICE_MIN, KTHREAD_NICE_MAX, &ks->priority))
+			return 0;
+		log_err("bad --kthread-sched '%s': the nice value of other is -20 to 19", arg);
+	} else if (!colon) {
+		log_err("bad --kthread-sched '%s': %s needs a priority, 1 to 99 (%s:20)", arg, t->name,
+			t->name);
+	} else if (whole_in(colon + 1, KTHREAD_RT_PRIORITY_MIN, KTHREAD_RT_PRIORITY_MAX,
+			    &ks->priority)) {
+		return 0;
+	} else {
+		log_err("bad --kthread-sched '%s': the priority of %s is 1 to 99", arg, t->name);
+	}
+	return -EINVAL;
+}
+
 /* What both load and set change: the cpumap entries and the device. */
 const struct cli_option load_set_options[] = {
 	[CHANGE_NO_SYMMETRIC] = CLI_SWITCH_OFF("no-symmetric", struct load_opts, steer.symmetric,
@@ -51,6 +105,16 @@ const struct cli_option load_set_options[] = {
 			"frames go to that CPU's network stack",
 		.def = "none",
 		CLI_SPAN(struct load_opts, cm.remote, cm.redirect_ifindex),
+	},
+	/* After the entries exist, all or nothing; above the real-time
+	 * tasks of a CPU, so that they cannot starve its queue.
+	 */
+	[CHANGE_KTHREAD_SCHED] = {
+		.name = "kthread-sched", .names = kthread_policy_names, .parse = opt_kthread_sched,
+		.help = "schedule each cpumap kthread: fifo:PRIO or rr:PRIO\n"
+			"(1-99), or other[:NICE] (-20..19); needs CAP_SYS_NICE",
+		.def = "as the kernel makes them",
+		CLI_SPAN(struct load_opts, cm.kthread, cm.kthread),
 	},
 	[CHANGE_GRO] = CLI_ENUM_OPTION("gro", on_off_names, struct load_opts, dev.gro,
 				       "the device's GRO feature", NULL),
