@@ -4,11 +4,14 @@
 # when nothing is missing.
 #   scripts/setup.sh                  the build, the selftests, the demo
 #   scripts/setup.sh --kernels [DIR]  also what selftests/kernels/run.sh
-#                                     needs: QEMU, and with DIR Debian 12's
-#                                     current standard and real-time kernel
-#                                     packages, downloaded into DIR (kept
+#                                     needs: QEMU, and with DIR the test
+#                                     guests' kernel packages (Debian 12's
+#                                     current 6.1 and 6.1-rt; KERNEL_SET=all
+#                                     adds the newest 6.12 and 6.12-rt it
+#                                     offers), downloaded into DIR (kept
 #                                     there: only a newer version is fetched
-#                                     again)
+#                                     again) and listed in DIR/current with
+#                                     the suite each runs
 set -eu
 # clang-16 and clang-19 besides the default clang: selftests/test_compilers.sh
 # builds and loads the BPF objects with each.
@@ -29,7 +32,26 @@ if [ "${1:-}" = --kernels ]; then
 	# modules, and the guest's kernel loads veth and others with modprobe.
 	packages="$packages qemu-system-x86 cpio libc6-dev kmod"
 fi
-kernel_metapackages="linux-image-amd64 linux-image-rt-amd64"
+# The test guests' kernels, each with the suite it runs (selftests/kernels/
+# run.sh): Debian 12's own 6.1 and 6.1-rt, through the metapackages that
+# track them, and with KERNEL_SET=all also the 6.12 LTS and 6.12-rt
+# packages of its security suite, the newest of each, since no
+# metapackage of Debian 12 tracks them. Four full suites under emulation
+# do not fit CI's time: beside 6.12 the 6.1 kernels run the short suite.
+case ${KERNEL_SET:-6.1} in
+6.1)
+	kernel_sources="meta:linux-image-amd64:full meta:linux-image-rt-amd64:full"
+	;;
+all)
+	kernel_sources="meta:linux-image-amd64:short meta:linux-image-rt-amd64:short
+newest:linux-image-6.12.*+deb12-amd64-unsigned:full
+newest:linux-image-6.12.*+deb12-rt-amd64-unsigned:full"
+	;;
+*)
+	echo "setup: bad KERNEL_SET '$KERNEL_SET': expected 6.1 or all" >&2
+	exit 1
+	;;
+esac
 
 missing=""
 for p in $packages; do
@@ -68,12 +90,35 @@ if [ ! -x "$promtool" ]; then
 fi
 [ -n "$kernels_dir" ] || exit 0
 
-# The file name apt would download for the current version of what
-# METAPACKAGE depends on (the versioned image package).
-kernel_file() {	# METAPACKAGE
+# The image package a source names: what METAPACKAGE depends on (the
+# versioned image package), or the highest version of the packages whose
+# names match the glob, the version being the part the star stands for.
+kernel_image() {	# meta:METAPACKAGE | newest:GLOB
+	local kind=${1%%:*} what=${1#*:} prefix suffix
+	case $kind in
+	meta)
+		apt-cache depends --important "$what" 2>/dev/null |
+			sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1
+		;;
+	newest)
+		prefix=${what%%\**} suffix=${what#*\*}
+		apt-cache pkgnames "$prefix" 2>/dev/null |
+			while read -r name; do
+				# Only names of the glob's shape: a dotted version
+				# where the star is, nothing else.
+				v=${name#"$prefix"}
+				v=${v%"$suffix"}
+				[ "$prefix$v$suffix" = "$name" ] && [[ $v =~ ^[0-9]+(\.[0-9]+)*$ ]] &&
+					echo "$v $name"
+			done | sort -V | tail -n 1 | awk '{ print $2 }'
+		;;
+	esac
+}
+
+# The file name apt would download for the image package a source names.
+kernel_file() {	# SOURCE
 	local image
-	image=$(apt-cache depends --important "$1" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | head -n 1)
+	image=$(kernel_image "$1")
 	[ -n "$image" ] || return 1
 	apt-get download --print-uris "$image" 2>/dev/null | awk '{ print $2 }' | grep .
 }
@@ -84,11 +129,13 @@ if [ "$(dpkg --print-architecture)" != amd64 ]; then
 fi
 mkdir -p "$kernels_dir"
 files=""
-for meta in $kernel_metapackages; do
+for source in $kernel_sources; do
+	suite=${source##*:}
+	source=${source%:*}
 	# A machine whose package lists are missing or older than the
 	# archive knows no current kernel: refresh them once.
-	f=$(kernel_file "$meta") || { apt-get update -qq && f=$(kernel_file "$meta"); } || {
-		echo "setup: cannot find the package $meta depends on" >&2
+	f=$(kernel_file "$source") || { apt-get update -qq && f=$(kernel_file "$source"); } || {
+		echo "setup: cannot find the kernel package of ${source#*:}" >&2
 		exit 1
 	}
 	if [ ! -s "$kernels_dir/$f" ]; then
@@ -102,7 +149,7 @@ for meta in $kernel_metapackages; do
 		mv "$tmp/$f" "$kernels_dir/$f"
 		rmdir "$tmp"
 	fi
-	files="$files$f
+	files="$files$f $suite
 "
 done
 # The list of current packages is replaced whole, then older ones go.
@@ -111,5 +158,5 @@ printf '%s' "$files" > "$list"
 chmod 644 "$list"
 mv "$list" "$kernels_dir/current"
 for old in "$kernels_dir"/*.deb; do
-	grep -qxF "${old##*/}" "$kernels_dir/current" || rm -f "$old"
+	awk '{ print $1 }' "$kernels_dir/current" | grep -qxF "${old##*/}" || rm -f "$old"
 done

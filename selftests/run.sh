@@ -23,6 +23,8 @@
 # kernels there: with SELFTEST_KERNEL_RUN=1, a file whose source has a
 # line "Not in kernel runs: WHY" is not run and counts as one skip, with
 # WHY. KERNEL_SUITE=all (selftests/kernels/run.sh) runs those files too.
+# With SELFTEST_ONLY=FILE, only the test files FILE names (one base name
+# per line, `#` comments) are run at all: a kernel's short suite.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -136,6 +138,21 @@ for t in "$src"/test_*.sh; do
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 	tests+=("$t")
 done
+if [ -n "${SELFTEST_ONLY:-}" ]; then
+	only=$(sed 's/#.*//' "$SELFTEST_ONLY" | awk 'NF { print $1 }') ||
+		problem "selftests" 1 "cannot read SELFTEST_ONLY $SELFTEST_ONLY"
+	# A name that matches no file is a list gone stale, not a pass.
+	for name in $only; do
+		[ -e "$src/$name.c" ] || [ -e "$src/$name.sh" ] ||
+			problem "$name" 1 "named in $SELFTEST_ONLY but no such test file"
+	done
+	kept=()
+	for t in "${tests[@]}"; do
+		grep -qxF "$(basename "$t" .sh)" <<<"$only" && kept+=("$t")
+	done
+	echo "# the ${#kept[@]} test files $SELFTEST_ONLY names"
+	tests=("${kept[@]}")
+fi
 [ ${#tests[@]} = 0 ] && problem "selftests" 1 "no test file matches '$pattern'"
 
 # The reason a file's source gives for leaving it out of kernel runs.

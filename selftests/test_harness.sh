@@ -101,6 +101,30 @@ EOF
 	[ -e "$T_TMP/marked/ran" ] || t_fail "the marked file did not run outside kernel runs"
 }
 
+# A short suite runs only the files its list names, and a name that
+# matches no file fails the run instead of shrinking it unnoticed.
+runner_short_suite_runs_only_listed_files() {
+	local f
+
+	for f in listed other; do
+		fake short "test_$f.sh" <<EOF
+#!/bin/sh
+touch "$T_TMP/short/ran_$f"
+echo 1..1
+echo "ok 1 - $f"
+EOF
+	done
+	printf '# the list\ntest_listed   # why it is there\n' >"$T_TMP/short/list"
+	SELFTEST_ONLY=$T_TMP/short/list runner short
+	expect_run "1 passed, 0 failed, 0 skipped" 0
+	[ -e "$T_TMP/short/ran_listed" ] || t_fail "the listed file did not run"
+	[ -e "$T_TMP/short/ran_other" ] && t_fail "a file the list does not name ran"
+	echo test_gone >>"$T_TMP/short/list"
+	SELFTEST_ONLY=$T_TMP/short/list runner short
+	expect_run "1 passed, 1 failed, 0 skipped" nonzero \
+		"not ok - test_gone: named in $T_TMP/short/list but no such test file"
+}
+
 runner_counts_missing_binary() {
 	fake missing test_notbuilt.c </dev/null
 	fake missing test_fine.sh <<'EOF'
@@ -389,6 +413,7 @@ all_tests() {
 	t_run runner_counts_clean_file runner_counts_clean_file
 	t_run runner_counts_missing_binary runner_counts_missing_binary
 	t_run runner_kernel_run_skips_marked_files runner_kernel_run_skips_marked_files
+	t_run runner_short_suite_runs_only_listed_files runner_short_suite_runs_only_listed_files
 	t_run runner_counts_signal_death runner_counts_signal_death
 	t_run runner_counts_nonzero_exit runner_counts_nonzero_exit
 	t_run runner_counts_timeout runner_counts_timeout

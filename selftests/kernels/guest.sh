@@ -12,6 +12,7 @@
 #   checkout=PATH          the checkout whose build is tested
 #   guest_tests=PATTERN    only the test files matching PATTERN
 #   guest_suite=all        also the files marked "Not in kernel runs"
+#   guest_suite=short      only the files selftests/kernels/short-suite names
 #   guest_command=CMD      a shell command to run in the checkout instead
 #                          of the suite (a bench run, one tool by hand);
 #                          its output goes to command.log
@@ -25,6 +26,7 @@ export SELFTEST_TIMEOUT=1200
 # tested through again (what depends on the compiler, done on the host).
 export CPUSTEER_COMPILERS_LOAD_ONLY=1
 [ "${guest_suite:-}" = all ] || export SELFTEST_KERNEL_RUN=1
+[ "${guest_suite:-}" = short ] && export SELFTEST_ONLY=selftests/kernels/short-suite
 
 mount -t proc proc /proc
 # The checkout may lie in a folder that gets a fresh tmpfs below (a clone

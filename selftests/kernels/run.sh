@@ -9,13 +9,21 @@
 #
 #   selftests/kernels/run.sh [PATTERN]   only the test files matching PATTERN
 #
-#   KERNEL="A.deb B.deb"  kernel packages to boot; by default the ones
-#                         `scripts/setup.sh --kernels` fetched (Debian 12's
-#                         linux-image-amd64 and linux-image-rt-amd64)
-#   KERNEL_SUITE=all      run every test file; by default the files that
-#                         cannot differ between kernels, or take too long
-#                         under emulation, each say why and count as one
-#                         skip (see SELFTEST_KERNEL_RUN in selftests/run.sh)
+#   KERNEL="A.deb B.deb"  kernel packages to boot, each with the full
+#                         kernel suite; by default the ones
+#                         `scripts/setup.sh --kernels` fetched (6.1 and
+#                         6.1-rt; with KERNEL_SET=all also 6.12 and 6.12-rt),
+#                         each with the suite its line of
+#                         build/kernels/debs/current names:
+#                           full   every file but those that cannot differ
+#                                  between kernels or take too long under
+#                                  emulation, which each say why and count
+#                                  as one skip (SELFTEST_KERNEL_RUN in
+#                                  selftests/run.sh)
+#                           short  only the files selftests/kernels/short-suite
+#                                  names, so that four kernels fit CI's time
+#                                  (the 6.1 kernels under KERNEL_SET=all)
+#   KERNEL_SUITE=all      run every test file on every kernel
 #   KERNEL_COMMAND=CMD    run CMD in the checkout instead of the suite
 #                         (a bench, a tool by hand); its output is printed
 #   KERNEL_APPEND=ARGS    more kernel command line (e.g. preempt=full)
@@ -30,7 +38,7 @@
 # (features, suite.log or command.log, status).
 set -u
 # Package paths are the caller's, relative to where it stands.
-debs=()
+debs=() suites=()
 for deb in ${KERNEL:-}; do
 	debs+=("$(readlink -f -- "$deb" || echo "$deb")")
 done
@@ -75,9 +83,23 @@ done
 if [ ${#debs[@]} -gt 0 ]; then
 	# Each package once: two boots of one package would share its folder.
 	mapfile -t debs < <(printf '%s\n' "${debs[@]}" | awk '!seen[$0]++')
+	for deb in "${debs[@]}"; do
+		suites+=(full)
+	done
 else
 	[ -r "$base/debs/current" ] || die "no kernel packages: run scripts/setup.sh --kernels $base/debs"
-	mapfile -t debs < <(sed "s|^|$base/debs/|" "$base/debs/current")
+	# The full suites first: the short ones then fill the slots the
+	# first long boot to finish frees, instead of a long one starting
+	# last and alone.
+	while read -r file suite; do
+		case ${suite:-full} in
+		full | short) ;;
+		*) die "$base/debs/current: bad suite '$suite' for $file: expected full or short" ;;
+		esac
+		debs+=("$base/debs/$file")
+		suites+=("${suite:-full}")
+	done < <(awk 'NF { print ($2 == "short" ? 1 : 0), $0 }' "$base/debs/current" |
+		sort -s -n -k1,1 | cut -d' ' -f2-)
 fi
 
 # Unpacks PACKAGE.deb and builds its initramfs, once per package file.
@@ -107,8 +129,8 @@ prepare() {	# DEB DIR
 
 # Boots one kernel package. Prints what went wrong, its kernel warnings
 # and, last, "NAME: N passed, N failed, N skipped".
-boot() {	# DEB
-	local deb=$1 name dir out vmlinuz mods append qemu rc why='' total
+boot() {	# DEB SUITE
+	local deb=$1 suite=$2 name dir out vmlinuz mods append qemu rc why='' total
 
 	name=$(dpkg-deb -f "$deb" Package 2>/dev/null) || name=
 	if ! [[ $name =~ ^[a-z0-9][a-z0-9.+-]*$ ]]; then
@@ -135,7 +157,12 @@ boot() {	# DEB
 	append="$append guest_script=$top/selftests/kernels/guest.sh"
 	append="$append checkout=$top"
 	[ -n "$pattern" ] && append="$append guest_tests=\"$pattern\""
-	[ "${KERNEL_SUITE:-}" = all ] && append="$append guest_suite=all"
+	if [ "${KERNEL_SUITE:-}" = all ]; then
+		append="$append guest_suite=all"
+		suite=all
+	elif [ "$suite" = short ]; then
+		append="$append guest_suite=short"
+	fi
 	[ -n "${KERNEL_COMMAND:-}" ] && append="$append guest_command=\"$KERNEL_COMMAND\""
 	[ -n "${KERNEL_APPEND:-}" ] && append="$append $KERNEL_APPEND"
 	timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$memory" \
@@ -181,6 +208,7 @@ boot() {	# DEB
 	report_features "$name" "$out/features"
 	report_kernel_log "$name" "$out" "$dir/console.log"
 	[[ $total =~ $re_total ]]
+	[ -n "${KERNEL_COMMAND:-}" ] || name="$name ($suite suite)"
 	echo "$name: ${BASH_REMATCH[1]} passed, ${BASH_REMATCH[2]} failed, ${BASH_REMATCH[4]:-0} skipped"
 }
 
@@ -244,14 +272,15 @@ flock -n 9 || die "another test-kernels run is using $base"
 # what a guest finishes on the way goes to fd 8, the terminal, at once.
 exec 8>&1
 reports=()
-for deb in "${debs[@]}"; do
+for i in "${!debs[@]}"; do
+	deb=${debs[i]}
 	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
 		wait -n
 	done
 	reports+=("$(mktemp "$base/report.XXXXXX")")
 	if [ -r "$deb" ]; then
-		echo "# booting $deb"
-		boot "$deb" > "${reports[-1]}" 2>&1 &
+		echo "# booting $deb (${suites[i]} suite)"
+		boot "$deb" "${suites[i]}" > "${reports[-1]}" 2>&1 &
 	else
 		printf 'not ok - %s: no such file\n%s: 0 passed, 1 failed, 0 skipped\n' "$deb" "$deb" > "${reports[-1]}"
 	fi
