@@ -36,7 +36,9 @@ FIFO_STATS=
 
 busy_stop() {
 	[ -n "$BUSY" ] || return 0
-	kill -KILL "$BUSY" 2>/dev/null
+	# TERM to the timeout around the loop, which passes it on; a KILL
+	# would end the timeout alone and leave the loop running.
+	kill -TERM "$BUSY" 2>/dev/null
 	wait "$BUSY" 2>/dev/null
 	BUSY=
 }
@@ -80,7 +82,11 @@ flood_starved() {	# NAME [LOAD-ARGS...]
 		t_fail "the receiver or stats did not start: $(cat "$NETNS_TMP/stats.err")"
 		return 1
 	fi
-	taskset -c 1 chrt -f 10 sh -c 'while :; do :; done' &
+	# The loop also ends on its own, killed by a timeout that runs at
+	# SCHED_OTHER on CPU 0: on a PREEMPT_RT 6.1 guest the loop starved
+	# RCU's grace-period kthread (15,755 jiffies) and that run of the test
+	# never finished.
+	timeout -s KILL $((FLOOD_S + 8)) taskset -c 1 chrt -f 10 sh -c 'while :; do :; done' &
 	BUSY=$!
 	# In the background: a signal's trap then runs at once, not when the
 	# flood is over, and stops the busy loop.
