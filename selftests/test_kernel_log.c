@@ -36,6 +36,12 @@ static void test_warning_and_bug(void)
 	ASSERT_EQ(kernel_log_classify("BUG: unable to handle page fault for address: 0"),
 		  KL_BUG, "BUG:");
 	ASSERT_EQ(kernel_log_classify("kernel BUG at mm/slub.c:400!"), KL_BUG, "kernel BUG at");
+	/* A fault the kernel reports with no "BUG:" line, as 6.12 did for
+	 * an int3 in its XDP dispatcher, and the panic after it.
+	 */
+	ASSERT_EQ(kernel_log_classify("Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"), KL_BUG, "Oops:");
+	ASSERT_EQ(kernel_log_classify("Kernel panic - not syncing: Fatal exception in interrupt"),
+		  KL_BUG, "Kernel panic");
 }
 
 /* Words that only look alike: the boot command line, a register name,
@@ -48,6 +54,7 @@ static void test_lookalikes_are_nothing(void)
 	ASSERT_EQ(kernel_log_classify("x86/debugctl: DEBUGCTL: 0x1"), -1, "DEBUGCTL");
 	ASSERT_EQ(kernel_log_classify("INFO: task list ready"), -1, "INFO: task without blocked");
 	ASSERT_EQ(kernel_log_classify("veth0: link becomes ready"), -1, "ordinary line");
+	ASSERT_EQ(kernel_log_classify("Command line: oops=panic panic=-1"), -1, "panic options");
 }
 
 static void test_kind_names(void)

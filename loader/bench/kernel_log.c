@@ -44,7 +44,9 @@ const char *kernel_log_kind_name(enum kernel_log_kind k)
 /* The kernel's own words: "rcu: INFO: rcu_sched self-detected stall",
  * "... detected stalls on CPUs/tasks", "BUG: soft lockup - CPU#0 stuck",
  * "INFO: task ... blocked for more than N seconds", "WARNING: CPU: 1
- * PID: ...", "kernel BUG at ...". A looser match catches the boot
+ * PID: ...", "kernel BUG at ...", and for a fault reported with no BUG
+ * line, "Oops: int3: 0000 [#1]" and "Kernel panic - not syncing: ...".
+ * A looser match catches the boot
  * command line (rcupdate.rcu_cpu_stall_..., softlockup_panic=) and
  * DEBUGCTL.
  */
@@ -58,7 +60,8 @@ int kernel_log_classify(const char *msg)
 		return KL_HUNG_TASK;
 	if (has_tag(msg, "WARNING:"))
 		return KL_WARNING;
-	if (has_tag(msg, "BUG:") || strstr(msg, "kernel BUG at"))
+	if (has_tag(msg, "BUG:") || strstr(msg, "kernel BUG at") || has_tag(msg, "Oops:") ||
+	    strstr(msg, "Kernel panic - not syncing"))
 		return KL_BUG;
 	return -1;
 }

@@ -19,7 +19,8 @@ enum kernel_log_kind {
 	KL_SOFT_LOCKUP,		/* "watchdog: BUG: soft lockup - CPU#1 stuck for 22s!" */
 	KL_HUNG_TASK,		/* "INFO: task X:123 blocked for more than 120 seconds." */
 	KL_WARNING,		/* "WARNING: CPU: 1 PID: 2 at net/core/dev.c:..." */
-	KL_BUG,			/* "BUG: ...", "kernel BUG at ..." */
+	KL_BUG,			/* "BUG: ...", "kernel BUG at ...", "Oops: ...",
+				 * "Kernel panic - not syncing: ..." */
 	KL_KINDS
 };
 
