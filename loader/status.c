@@ -78,6 +78,7 @@ static void read_table(struct steer_instance *in, struct status_view *v)
 static int collect(struct instance_dir *d, struct status_view *v)
 {
 	struct steer_instance in;
+	struct cpumap_opts cm;
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -103,8 +104,8 @@ static int collect(struct instance_dir *d, struct status_view *v)
 	v->counted_buckets = in.bucket_load_entries;
 	instance_close(&in);
 	state_get_saved(&v->st, &v->saved);
-	v->kthread.policy = v->st.kthread_policy;
-	v->kthread.priority = v->st.kthread_priority;
+	state_get_cpumap(&v->st, &cm);
+	v->kthread = cm.kthread;
 	v->rx_hash = v->health.device_here ? device_rx_hash(v->st.ifindex) : -ENODEV;
 	if (v->health.device_here)
 		device_read(d->ifname, &v->dev);

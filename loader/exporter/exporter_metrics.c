@@ -200,10 +200,11 @@ static const char *yes_no(bool b)
 static void emit_info(struct out *o, const struct metrics_instance *m, const struct family *fam)
 {
 	char inner[160], non_ip[16], qsize[12], buckets[12], prog[12], kthreads[32];
-	struct kthread_sched ks = { m->st.kthread_policy, m->st.kthread_priority };
+	struct cpumap_opts cm;
 
 	(void)fam;
-	kthread_sched_format(&ks, kthreads, sizeof(kthreads));
+	state_get_cpumap(&m->st, &cm);
+	kthread_sched_format(&cm.kthread, kthreads, sizeof(kthreads));
 	inner_format(&m->cfg, inner, sizeof(inner));
 	non_ip_format(&m->cfg, non_ip, sizeof(non_ip));
 	snprintf(qsize, sizeof(qsize), "%u", m->st.qsize);
