@@ -88,6 +88,9 @@ static __always_inline __u32 spread_bits(__u32 h)
 	return x;
 }
 
+_Static_assert(CPUSTEER_MULTILINEAR_FOLDED == ((1u << 2) | (1u << 6) | (1u << 8)),
+	       "multilinear_flow multiplies whole words by the folded key words");
+
 /* The multilinear family (Lemire and Kaser, "Strongly universal string
  * hashing is fast", 2014): K0 + sum of K[i+1] * w[i] modulo 2^64, of which
  * the top 32 bits, through spread_bits(), are the hash. The words are the
@@ -96,9 +99,6 @@ static __always_inline __u32 spread_bits(__u32 h)
  * so the two families' messages never share a word vector. The products
  * do not wait on each other, unlike SipHash's rounds.
  */
-_Static_assert(CPUSTEER_MULTILINEAR_FOLDED == ((1u << 2) | (1u << 6) | (1u << 8)),
-	       "multilinear_flow multiplies whole words by the folded key words");
-
 static __always_inline __u32 multilinear_flow(const struct flow *f, const __u64 *k)
 {
 	__u64 tail = (__u64)f->proto | (__u64)(f->family == 6 ? FLOW_MSG_LEN_IPV6 :

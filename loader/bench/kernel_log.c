@@ -46,9 +46,8 @@ const char *kernel_log_kind_name(enum kernel_log_kind k)
  * "INFO: task ... blocked for more than N seconds", "WARNING: CPU: 1
  * PID: ...", "kernel BUG at ...", and for a fault reported with no BUG
  * line, "Oops: int3: 0000 [#1]" and "Kernel panic - not syncing: ...".
- * A looser match catches the boot
- * command line (rcupdate.rcu_cpu_stall_..., softlockup_panic=) and
- * DEBUGCTL.
+ * A looser match catches the boot command line
+ * (rcupdate.rcu_cpu_stall_..., softlockup_panic=) and DEBUGCTL.
  */
 int kernel_log_classify(const char *msg)
 {
