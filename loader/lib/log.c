@@ -65,6 +65,15 @@ void log_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+void log_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprint(stderr, "cpusteer: note: ", fmt, ap);
+	va_end(ap);
+}
+
 void log_debug(const char *fmt, ...)
 {
 	va_list ap;

@@ -13,6 +13,10 @@ extern bool log_verbose;
  */
 __attribute__((format(printf, 1, 2))) void log_err(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_info(const char *fmt, ...);
+/* "cpusteer: note: ..." on stderr: how a command went about its work when
+ * that is not what the user would assume, without spoiling its output.
+ */
+__attribute__((format(printf, 1, 2))) void log_note(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void log_debug(const char *fmt, ...);
 
 /* Until set back to NULL, log_err's lines start with `where` (such as
