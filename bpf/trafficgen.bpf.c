@@ -16,6 +16,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include "trafficgen_flow.h"
 
 /* Set by the loader from the template it built. */
 const volatile __u32 flows = 1;
@@ -30,7 +31,7 @@ const volatile __u32 elephants = 0;
 const volatile __u32 elephant_share = 0;
 
 /* Frames given the XDP_TX verdict. The count also picks each frame's
- * flow (flow_of).
+ * flow (trafficgen_flow_of).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -47,38 +48,6 @@ struct {
 	__uint(max_entries, 1);
 } short_frames SEC(".maps");
 
-/* RFC 1624, eqn. 3: HC' = ~(~HC + ~m + m'). One's complement sums do not
- * care about byte order, so the fields are used as they sit in the frame.
- */
-static __always_inline __u16 csum_replace2(__u16 check, __u16 old, __u16 new)
-{
-	__u32 sum = (__u16)~check + (__u16)~old + new;
-
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum;
-}
-
-/* Frame n's flow. Each run of 100 frames gives its first elephant_share
- * slots to the elephants in turn and the rest to the mice, which walk their
- * flows round-robin by the count of mouse frames so far: over whole runs
- * of 100 the shares are exact, and the same count always picks the same
- * flow. Without elephants the verifier knows the branch is never taken
- * (rodata is frozen) and removes it: the plain path costs what it did.
- */
-static __always_inline __u32 flow_of(__u64 n)
-{
-	__u32 slot;
-
-	if (!elephants)
-		return n % flows;
-	slot = n % 100;
-	if (slot < elephant_share)
-		return slot % elephants;
-	return elephants + (n / 100 * (100 - elephant_share) + slot - elephant_share) %
-			   (flows - elephants);
-}
-
 static __always_inline int drop_short(void)
 {
 	__u32 zero = 0;
@@ -94,7 +63,7 @@ int trafficgen_tx(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__u16 *sport = data + sport_off, *csum = data + csum_off, port, check;
+	__u16 *sport = data + sport_off, *csum = data + csum_off, port;
 	__u32 zero = 0;
 	__u64 *count;
 
@@ -104,16 +73,12 @@ int trafficgen_tx(struct xdp_md *ctx)
 	if ((void *)(sport + 1) > end || (void *)(csum + 1) > end)
 		return drop_short();
 
-	port = bpf_htons(base_port + flow_of(*count));
-	if (csum_off) {
-		check = csum_replace2(*csum, *sport, port);
-		/* In UDP a zero checksum means "none"; its one's complement
-		 * twin says the same sum.
-		 */
-		if (csum_is_udp && !check)
-			check = 0xffff;
-		*csum = check;
-	}
+	/* Without elephants the verifier knows their branch is never taken
+	 * (rodata is frozen) and removes it: the plain path costs what it did.
+	 */
+	port = bpf_htons(base_port + trafficgen_flow_of(*count, flows, elephants, elephant_share));
+	if (csum_off)
+		*csum = trafficgen_port_csum(*csum, *sport, port, csum_is_udp);
 	*sport = port;
 	(*count)++;
 	return XDP_TX;
