@@ -1,30 +1,33 @@
 #!/usr/bin/env bash
 # cpusteer-bench gen, the built-in traffic generator: every frame it reports as
 # sent reaches the receiver's steering program or is counted as a veth
-# transmit error; its flows spread over the CPUs; IPv6 and TCP frames carry
-# checksums the receiving stack accepts; bad input is refused in one line.
+# transmit loss; its flows spread over the CPUs; IPv6 and TCP frames carry
+# checksums the receiving stack accepts; both ways of transmitting work, or
+# live frames are refused in one line where the kernel refuses them; bad
+# input is refused in one line.
 #
 #   netns csA<pid>                          netns csB<pid>
 #   vethA<pid> (no IPv6: nothing    ----->  vethB<pid>
 #   else leaves A)                          cpusteer load --cpus 0-1
 #   cpusteer-bench gen vethA                  --remote drop (counting tests)
 #     --dst-mac <vethB>
-#     XDP live frames, XDP_TX               --remote pass  (checksum test,
-#                                             with 10.201.0.2 and fd21::2)
+#     XDP live frames (XDP_TX), or          --remote pass  (checksum test,
+#     a packet socket                         with 10.201.0.2 and fd21::2)
 #                                           sport_count (XDP: frames per
 #                                             source port; elephants test)
 #
 # The counts come from four places that must agree: gen's "sent" (the
-# generator program's XDP_TX verdicts), the steering program's rx_packets,
-# vethA's tx statistics (a veth counts what its peer's XDP took as its own
-# tx_packets, and failed XDP transmits as tx_dropped) and `ethtool -S` on
-# both ends.
+# generator program's XDP_TX verdicts, or what the packet socket took), the
+# steering program's rx_packets, vethA's tx statistics (a veth counts what
+# its peer's XDP took as its own tx_packets, and what it failed to pass on
+# as tx_dropped) and `ethtool -S` on both ends.
 set -u
 # shellcheck source=selftests/lib_netns.sh
 . "$(dirname "$0")/lib_netns.sh"
 
 TESTS="trafficgen_ipv4_udp_delivered trafficgen_flows_spread_over_cpus trafficgen_one_flow_one_cpu
 	trafficgen_ipv6_udp_delivered trafficgen_ipv4_tcp_delivered trafficgen_ipv6_tcp_delivered
+	trafficgen_packet_socket_delivered trafficgen_live_frames_delivered_or_refused
 	trafficgen_stops_on_sigint trafficgen_checksums_valid trafficgen_elephants_share
 	trafficgen_bad_input"
 
@@ -104,26 +107,50 @@ has() {	# NAME
 	grep -q "^$1 " "$NETNS_TMP/after"
 }
 
+json_str() {	# KEY
+	sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$GEN_JSON"
+}
+
+# What vethA lost of the frames gen sent: live frames that failed to
+# transmit count as xdp_xmit_errors (and tx_dropped); a packet socket's
+# frames that the full ring turned away count as tx_dropped only.
+transmit_losses() {
+	if [ "$(json_str transmit)" = live-frames ]; then
+		d a_tx_queue_0_xdp_xmit_errors
+	else
+		d a_tx_dropped
+	fi
+}
+
 # gen ran and every frame it counted is accounted for at the receiver.
 check_delivered() {
-	local sent rx xmit_err
+	local sent rx lost transmit
 
 	if [ "$GEN_RC" != 0 ]; then
 		t_fail "cpusteer-bench gen exited with $GEN_RC: $(head -1 "$GEN_ERR")"
 		return 1
 	fi
+	transmit=$(json_str transmit)
 	sent=$(json_num sent)
 	rx=$(d rx_packets)
-	xmit_err=$(d a_tx_queue_0_xdp_xmit_errors)
+	lost=$(transmit_losses)
 	t_ge "frames sent" 1 "$sent"
-	t_eq "attempted (whole test runs) = sent" "$sent" "$(json_num attempted)"
-	t_eq "sent = steering rx_packets + veth transmit errors ($rx + $xmit_err)" \
-		"$sent" $((rx + xmit_err))
+	t_eq "sent = steering rx_packets + vethA's losses ($rx + $lost, $transmit)" \
+		"$sent" $((rx + lost))
 	t_eq "vethA tx_packets" "$rx" "$(d a_tx_packets)"
-	t_eq "vethA tx_dropped" "$xmit_err" "$(d a_tx_dropped)"
-	has a_tx_queue_0_xdp_xmit && t_eq "vethA tx_queue_0_xdp_xmit" "$rx" "$(d a_tx_queue_0_xdp_xmit)"
+	t_eq "vethA tx_dropped" "$lost" "$(d a_tx_dropped)"
 	has b_rx_queue_0_xdp_packets &&
 		t_eq "vethB rx_queue_0_xdp_packets" "$rx" "$(d b_rx_queue_0_xdp_packets)"
+	case $transmit in
+	live-frames)
+		t_eq "attempted (whole test runs) = sent" "$sent" "$(json_num attempted)"
+		has a_tx_queue_0_xdp_xmit &&
+			t_eq "vethA tx_queue_0_xdp_xmit" "$rx" "$(d a_tx_queue_0_xdp_xmit)" ;;
+	packet-socket)
+		t_ge "attempted (offered to the socket) >= sent" "$sent" "$(json_num attempted)"
+		has a_tx_queue_0_xdp_xmit && t_eq "vethA tx_queue_0_xdp_xmit" 0 "$(d a_tx_queue_0_xdp_xmit)" ;;
+	*) t_fail "transmit in gen's JSON: expected live-frames or packet-socket, got '$transmit'" ;;
+	esac
 	t_eq "steered: redirected" "$rx" "$(d redirected)"
 	t_eq "steered: passed" 0 "$(d passed)"
 	t_eq "steered: errors" 0 "$(d errors)"
@@ -174,6 +201,36 @@ check_delivered
 t_eq "frame_size" 74 "$(json_num frame_size)"
 t_end
 
+# Each way of transmitting, asked for by name, whatever this kernel's
+# default is: a packet socket works everywhere; live frames are delivered
+# where the kernel allows them and refused in one line where it does not.
+t_begin trafficgen_packet_socket_delivered
+gen_run --duration 0.5 --flows 100 --transmit packet-socket
+check_delivered
+t_eq "transmit" packet-socket "$(json_str transmit)"
+t_ge "frames steered to CPU 0" 1 "$(d redirected_cpu0)"
+t_ge "frames steered to CPU 1" 1 "$(d redirected_cpu1)"
+t_end
+
+t_begin trafficgen_live_frames_delivered_or_refused
+gen_run --duration 0.5 --flows 100 --transmit live-frames
+if [ "$GEN_RC" = 0 ]; then
+	check_delivered
+	t_eq "transmit" live-frames "$(json_str transmit)"
+else
+	t_eq "stderr lines of the refusal" 1 "$(wc -l <"$GEN_ERR")"
+	grep -q "refuses XDP live-frames test runs" "$GEN_ERR" ||
+		t_fail "refusal does not say live frames are refused: $(head -1 "$GEN_ERR")"
+	t_eq "stdout of the refusal" "" "$(cat "$GEN_JSON")"
+	t_eq "frames that reached vethB" 0 "$(d rx_packets)"
+	# The default then falls back, and says so once.
+	gen_run --duration 0.3 --flows 100
+	check_delivered
+	t_eq "transmit of the default" packet-socket "$(json_str transmit)"
+	t_eq "notes on stderr" 1 "$(grep -c "note: this kernel refuses XDP live-frames" "$GEN_ERR")"
+fi
+t_end
+
 # SIGINT ends a long run early with a report; a test run the signal cut
 # short counts in sent but not in attempted, so only sent is compared.
 t_begin trafficgen_stops_on_sigint
@@ -192,8 +249,8 @@ else
 	secs=$(json_num seconds)
 	awk -v s="$secs" 'BEGIN { exit !(s > 0 && s < 60) }' ||
 		t_fail "seconds: expected the run cut well short of 120, got '$secs'"
-	t_eq "sent = steering rx_packets + veth transmit errors" "$(json_num sent)" \
-		$(($(d rx_packets) + $(d a_tx_queue_0_xdp_xmit_errors)))
+	t_eq "sent = steering rx_packets + vethA's losses" "$(json_num sent)" \
+		$(($(d rx_packets) + $(transmit_losses)))
 fi
 t_end
 
@@ -246,7 +303,7 @@ else
 	t_eq "elephants in gen's JSON" 4 "$(json_num elephants)"
 	t_eq "elephant_share in gen's JSON" 60 "$(json_num elephant_share)"
 	sport_counts >"$NETNS_TMP/sports"
-	out=$(python3 - "$NETNS_TMP/sports" "$(json_num sent)" "$(d a_tx_queue_0_xdp_xmit_errors)" <<'PY'
+	out=$(python3 - "$NETNS_TMP/sports" "$(json_num sent)" "$(transmit_losses)" <<'PY'
 import sys
 counts = dict(map(int, line.split()) for line in open(sys.argv[1]))
 sent, lost = int(sys.argv[2]), int(sys.argv[3])
@@ -264,7 +321,7 @@ if over:
     print("flows (port, received, at most) above their share:", over[:5])
 short = sum(w - counts.get(f, 0) for f, w in want.items())
 if short != lost:
-    print("frames missing from the flows: %d, vethA transmit errors: %d" % (short, lost))
+    print("frames missing from the flows: %d, vethA's losses: %d" % (short, lost))
 others = sum(n for f, n in counts.items() if f not in want)
 if others:
     print("%d frames from other source ports" % others)
@@ -284,7 +341,7 @@ t_begin trafficgen_bad_input
 for args in "nosuch$$" "$VA --size 10" "$VA --flows 0" "$VA --ipv6 --tcp --size 64" \
 	"$VA --size 3000" "$VA --dst-mac 02:00:00" "$VA --duration 0" "$VA --cpu 4096" "$VA --bogus" \
 	"$VA --elephants 0" "$VA --elephants 65" "$VA --flows 4 --elephants 4" \
-	"$VA --elephant-share 50" "$VA --elephants 2 --elephant-share 100"; do
+	"$VA --elephant-share 50" "$VA --elephants 2 --elephant-share 100" "$VA --transmit bogus"; do
 	# shellcheck disable=SC2086
 	in_a "$CPUSTEER_BENCH" gen $args --duration 0.1 >"$NETNS_TMP/bad.out" 2>"$NETNS_TMP/bad.err"
 	rc=$?

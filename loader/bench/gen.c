@@ -101,6 +101,9 @@ static const struct cli_option gen_options[] = {
 			   "seconds to run, fractions allowed", "5"),
 	CLI_OPTION("cpu", "N", opt_cpu, "CPU to generate on", "the one gen starts on"),
 	CLI_OPTION("dst-mac", "MAC", opt_dst_mac, "destination MAC", "ff:ff:ff:ff:ff:ff"),
+	CLI_ENUM_OPTION("transmit", trafficgen_transmit_names, struct gen_args, o.transmit,
+	  "how frames leave: live-frames (XDP test runs),\n"
+	  "packet-socket, or auto: live frames where allowed", "auto"),
 	CLI_FLAG("json", struct gen_args, as_json, "one JSON object instead of a line"),
 	{}
 };
@@ -119,6 +122,8 @@ const struct cli_command gen_command = {
 		 "fd21::2 with --ipv6), one flow per source port from 1024 up, from IFACE's\n"
 		 "own MAC. Prints the frames sent, the seconds and the rate. IFACE's peer\n"
 		 "must take XDP frames: on a veth, load cpusteer (or turn GRO on) there.\n"
+		 "Where the kernel refuses live-frames test runs, the same frames go out\n"
+		 "through a packet socket, at a lower rate (gen says so on stderr).\n"
 		 "Ctrl-C stops early and reports what was sent.\n",
 	.groups = { { gen_options, 0, CLI_GIVEN_AT(struct gen_args, given) } },
 	.start = &gen_start,
@@ -169,6 +174,7 @@ static int finish_args(struct gen_args *a)
 static void report(const struct gen_args *a, const struct trafficgen_result *r)
 {
 	const char *proto = a->o.proto == IPPROTO_TCP ? "tcp" : "udp";
+	const char *transmit = name_of(trafficgen_transmit_names, r->transmit, "?");
 	double mpps = r->seconds > 0 ? r->sent / r->seconds / 1e6 : NAN;
 	char skew[48] = "";
 	struct json j;
@@ -177,10 +183,10 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 		if (a->o.elephants)
 			snprintf(skew, sizeof(skew), ", %u elephants with %u%%", a->o.elephants,
 				 a->o.elephant_share);
-		printf("%s: sent %llu frames in %.2f s: %.2f Mpps (IPv%d/%s, %u-byte frames, %u flows%s, CPU %d)\n",
+		printf("%s: sent %llu frames in %.2f s: %.2f Mpps (IPv%d/%s, %u-byte frames, %u flows%s, CPU %d, %s)\n",
 		       a->ifname, (unsigned long long)r->sent, r->seconds, mpps, a->o.family,
 		       a->o.proto == IPPROTO_TCP ? "TCP" : "UDP", a->o.frame_size, a->o.flows,
-		       skew, a->o.cpu);
+		       skew, a->o.cpu, transmit);
 		return;
 	}
 	json_init(&j, stdout);
@@ -196,6 +202,7 @@ static void report(const struct gen_args *a, const struct trafficgen_result *r)
 	else
 		json_null(&j, "elephant_share");
 	json_int(&j, "cpu", a->o.cpu);
+	json_string(&j, "transmit", transmit);
 	json_uint(&j, "sent", r->sent);
 	json_uint(&j, "attempted", r->attempted);
 	json_double(&j, "seconds", r->seconds);

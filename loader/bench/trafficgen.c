@@ -3,7 +3,8 @@
  * program with the template's port and checksum offsets, and has the
  * kernel run it on the template in live-frames mode, batch after batch,
  * until the time is up. Each XDP_TX verdict is a frame transmitted on the
- * device, with the next flow's source port.
+ * device, with the next flow's source port. Where the kernel refuses that
+ * mode, the packet-socket transmitter sends the same frames.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include "clock.h"
 #include "log.h"
 #include "frame_builder.h"
+#include "packet_tx.h"
 #include "sums.h"
 #include "trafficgen.h"
 #include "trafficgen.skel.h"
@@ -495,31 +497,123 @@ static int read_counts(struct trafficgen *skel, const struct gen_device *d,
 	return 0;
 }
 
-/* Loads the program, sends from two threads on one CPU, reads the count. */
-static int generate(const struct trafficgen_opts *o, const struct gen_device *d,
-		    const struct gen_frame *f, volatile int *stop, struct trafficgen_result *res)
+/* Loads the program, sends from two threads on the CPU the caller is
+ * pinned to, reads the count.
+ */
+static int generate_live(const struct trafficgen_opts *o, const struct gen_device *d,
+			 const struct gen_frame *f, int cpu, volatile int *stop,
+			 struct trafficgen_result *res)
 {
 	struct gen_shared sh = { .opts = o, .dev = d, .frame = f, .stop = stop };
-	int cpu = gen_cpu(o, d), err;
 	struct trafficgen *skel;
-	cpu_set_t old_mask;
+	int err;
 
-	if (cpu < 0)
-		return cpu;
 	err = load_program(o, d, f, &skel);
 	if (err)
 		return err;
 	sh.prog_fd = bpf_program__fd(skel->progs.trafficgen_tx);
-	err = pin_caller(cpu, d, &old_mask);
-	if (!err) {
-		err = send_all(&sh, cpu, res);
-		sched_setaffinity(0, sizeof(old_mask), &old_mask);
-	}
+	err = send_all(&sh, cpu, res);
 	if (!err)
 		err = read_counts(skel, d, res);
 	trafficgen__destroy(skel);
 	return err;
 }
+
+static int generate_packet(const struct trafficgen_opts *o, const struct gen_device *d,
+			   const struct gen_frame *f, volatile int *stop,
+			   struct trafficgen_result *res)
+{
+	const struct packet_tx_template t = { .data = f->data, .len = f->len,
+					      .sport_off = f->sport_off, .csum_off = f->csum_off };
+	double start = monotonic_ns();
+	int err;
+
+	err = packet_tx_run(d->ifindex, d->label, &t, o, stop, start + o->duration_s * 1e9, res);
+	res->seconds = (monotonic_ns() - start) / 1e9;
+	return err;
+}
+
+/* Whether this kernel lets a test run transmit: kernels before 5.18 do
+ * not know the flag (EINVAL), and a hardened 6.18 was seen to refuse it
+ * (EPERM). Asked with a program that drops every frame, so the question
+ * sends nothing. Returns 0 where allowed, else the refusal.
+ */
+static int live_frames_refusal(const struct gen_device *d, const struct gen_frame *f)
+{
+	const struct bpf_insn drop_all[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_DROP },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct xdp_md ctx = { .data_end = f->len, .ingress_ifindex = d->ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = f->data, .data_size_in = f->len,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .repeat = 1);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "gen_live_probe", "GPL", drop_all, 2, NULL);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = bpf_prog_test_run_opts(fd, &run);
+	close(fd);
+	return err;
+}
+
+/* The transmit asked for, or for TRAFFICGEN_TX_AUTO the best this kernel
+ * allows, said once per process when it is not live frames.
+ */
+static int choose_transmit(const struct trafficgen_opts *o, const struct gen_device *d,
+			   const struct gen_frame *f, enum trafficgen_transmit *out)
+{
+	static bool fallback_said;
+	int refusal;
+
+	*out = TRAFFICGEN_TX_PACKET_SOCKET;
+	if (o->transmit == TRAFFICGEN_TX_PACKET_SOCKET)
+		return 0;
+	refusal = live_frames_refusal(d, f);
+	if (!refusal) {
+		*out = TRAFFICGEN_TX_LIVE_FRAMES;
+		return 0;
+	}
+	if (o->transmit == TRAFFICGEN_TX_LIVE_FRAMES) {
+		log_err("cannot generate on %s: this kernel refuses XDP live-frames test runs: %s",
+			d->label, strerror(-refusal));
+		return refusal;
+	}
+	if (!__atomic_exchange_n(&fallback_said, true, __ATOMIC_RELAXED))
+		log_note("this kernel refuses XDP live-frames test runs (%s): the generator sends from a packet socket, at a higher cost per frame to its CPU",
+			 strerror(-refusal));
+	return 0;
+}
+
+/* Pins the caller to the generator's CPU and sends the way chosen. */
+static int generate(const struct trafficgen_opts *o, const struct gen_device *d,
+		    const struct gen_frame *f, volatile int *stop, struct trafficgen_result *res)
+{
+	int cpu = gen_cpu(o, d), err;
+	cpu_set_t old_mask;
+
+	if (cpu < 0)
+		return cpu;
+	err = choose_transmit(o, d, f, &res->transmit);
+	if (!err)
+		err = pin_caller(cpu, d, &old_mask);
+	if (err)
+		return err;
+	if (res->transmit == TRAFFICGEN_TX_LIVE_FRAMES)
+		err = generate_live(o, d, f, cpu, stop, res);
+	else
+		err = generate_packet(o, d, f, stop, res);
+	sched_setaffinity(0, sizeof(old_mask), &old_mask);
+	return err;
+}
+
+const struct name_value trafficgen_transmit_names[] = {
+	{ .name = "auto", .value = TRAFFICGEN_TX_AUTO },
+	{ .name = "live-frames", .value = TRAFFICGEN_TX_LIVE_FRAMES },
+	{ .name = "packet-socket", .value = TRAFFICGEN_TX_PACKET_SOCKET },
+	{}
+};
 
 int trafficgen_run(const struct trafficgen_opts *o, volatile int *stop,
 		   struct trafficgen_result *res)

@@ -3,12 +3,15 @@
  * spread over a set of flows, transmitted on a device by an XDP program
  * that BPF_PROG_TEST_RUN runs in live-frames mode (no NIC, no pktgen).
  * The device's peer must be able to receive XDP frames: on a veth, that
- * means an XDP program (cpusteer) or GRO on the peer.
+ * means an XDP program (cpusteer) or GRO on the peer. Where the kernel
+ * refuses live-frames test runs, the same frames go out through a packet
+ * socket instead (packet_tx.h).
  */
 #ifndef CPUSTEER_TRAFFICGEN_H
 #define CPUSTEER_TRAFFICGEN_H
 
 #include <linux/types.h>
+#include "name_table.h"
 
 /* Live frames must fit one page less headroom and skb_shared_info:
  * 3408 bytes with 4 KiB pages (measured; larger sizes fail with EINVAL).
@@ -21,6 +24,13 @@
 /* A few heavy flows among many; more would be no skew to speak of. */
 #define TRAFFICGEN_MAX_ELEPHANTS 64
 #define TRAFFICGEN_DEFAULT_ELEPHANT_SHARE 60
+
+/* How the frames leave. */
+enum trafficgen_transmit {
+	TRAFFICGEN_TX_AUTO,		/* live frames where the kernel allows them, else a packet socket */
+	TRAFFICGEN_TX_LIVE_FRAMES,
+	TRAFFICGEN_TX_PACKET_SOCKET,
+};
 
 struct trafficgen_opts {
 	int ifindex;            /* device to transmit on, in the caller's netns */
@@ -39,11 +49,20 @@ struct trafficgen_opts {
 	__u16 dport;            /* default 9 (discard) when 0 */
 	double duration_s;      /* run time */
 	int cpu;                /* CPU to run on; -1: stay where called */
+	enum trafficgen_transmit transmit;
 };
 struct trafficgen_result {
-	__u64 sent;             /* frames the generator program transmitted (XDP_TX verdicts it counted) */
-	__u64 attempted;        /* frames handed to the kernel (sum of test-run repeats) */
+	/* Frames transmitted: the XDP_TX verdicts the generator program
+	 * counted, or the frames the packet socket took.
+	 */
+	__u64 sent;
+	/* Frames handed to the kernel: the sum of test-run repeats, or the
+	 * frames offered to the packet socket, which may refuse some for want
+	 * of buffers (those are offered again).
+	 */
+	__u64 attempted;
 	double seconds;         /* actual run time */
+	enum trafficgen_transmit transmit;	/* how they left: never AUTO */
 };
 /* Runs until duration_s elapses or *stop becomes true (checked between test runs, each ≤ ~10 ms). */
 int trafficgen_run(const struct trafficgen_opts *o, volatile int *stop, struct trafficgen_result *res);
@@ -61,5 +80,8 @@ int trafficgen_flow_frame(const struct trafficgen_opts *o, __u32 flow, __u8 *buf
  * or more where the headers alone are longer (IPv6/TCP: 74).
  */
 __u32 trafficgen_min_frame_size(int family, __u8 proto);
+
+/* auto, live-frames and packet-socket: gen's --transmit and its output. */
+extern const struct name_value trafficgen_transmit_names[];
 
 #endif
