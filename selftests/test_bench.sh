@@ -65,6 +65,8 @@ fig = ["seconds", "frames_sent", "frames_received", "frames_dropped", "mpps",
        "ipi_reschedule", "per_cpu"]
 cpu = ["cpu", "redirected", "kthread_processed", "softnet_processed",
        "softnet_dropped", "softnet_time_squeeze"]
+if d.get("generator_transmit") not in ("live-frames", "packet-socket"):
+    print("generator_transmit:", d.get("generator_transmit"))
 sc = {s["name"]: s for s in d["scenarios"]}
 if set(sc) != {"steering-cost"}:
     print("scenarios:", sorted(sc))

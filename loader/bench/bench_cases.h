@@ -14,6 +14,7 @@
 #include "kernel_log.h"
 #include "name_table.h"
 #include "observer.h"
+#include "trafficgen.h"
 
 /* Wall times of cpusteer commands, each run as an operator would (a new
  * process in the receiver's namespace). The floor is a cpusteer that only
@@ -148,6 +149,10 @@ struct bench_result {
 	unsigned int runs;
 	__u32 flows;
 	int gen_cpu;
+	/* How the generator's frames left, set by its first run; AUTO until
+	 * then (and with --dev, which has no generator).
+	 */
+	enum trafficgen_transmit transmit;
 	__u32 frame_size;
 	double flood_duration;		/* threaded-napi, seconds per side */
 	const char *dev;		/* --dev IFACE, or NULL */

@@ -151,6 +151,7 @@ static int run_generated(struct bench_ctx *x, struct bench_case *c, struct obser
 	if (err || gerr || lerr)
 		return err ?: gerr ?: lerr;
 	observer_final_figures(ob, f);
+	x->r->transmit = g.res.transmit;
 	f->sent = g.res.sent;
 	f->seconds = g.res.seconds;
 	bench_figures_rates(f);

@@ -652,6 +652,11 @@ int bench_write_json(const struct bench_result *r, const char *path)
 	json_uint(&j, "flows", r->flows);
 	json_uint(&j, "frame_size", r->frame_size);
 	json_int(&j, "generator_cpu", r->dev ? -1 : r->gen_cpu);
+	if (r->transmit != TRAFFICGEN_TX_AUTO)
+		json_string(&j, "generator_transmit",
+			    name_of(trafficgen_transmit_names, r->transmit, "?"));
+	else
+		json_null(&j, "generator_transmit");
 	if (r->dev)
 		json_string(&j, "device", r->dev);
 	else
