@@ -220,6 +220,10 @@ test_peer_dev_refused() {
 	in_dev_ns "$CPUSTEER_BENCH" bench --dev "$DEV_IF" --scenario steering-cost >"$out" 2>&1
 	t_eq "exit status of --dev with steering-cost" 2 "$?"
 	t_eq "its complaint" "cpusteer: bad --scenario with --dev: only peer runs on a real interface (the others need the generator)" "$(cat "$out")"
+	in_dev_ns "$CPUSTEER_BENCH" bench --dev "$DEV_IF" --scenario peer --transmit packet-socket \
+		>"$out" 2>&1
+	t_eq "exit status of --dev with --transmit" 2 "$?"
+	t_eq "its complaint" "cpusteer: bad --transmit with --dev: the bench sends nothing on a real interface" "$(cat "$out")"
 }
 
 # The tests, in order; t_plan_of makes the plan from this list.

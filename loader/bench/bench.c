@@ -66,6 +66,10 @@ static const struct cli_option live_options[] = {
 	CLI_TEXT_OPTION("json", "FILE", struct bench_live_opts, json,
 	  "write every figure to FILE and a bar chart to FILE\n"
 	  "with .svg in place of .json; nothing is written without", NULL),
+	CLI_ENUM_OPTION("transmit", trafficgen_transmit_names, struct bench_live_opts, transmit,
+	  "how the generator's frames leave (see gen --help);\n"
+	  "packet-socket compares kernels that refuse live frames\n"
+	  "with those that allow them", "auto"),
 	CLI_IFACE_OPTION("dev", "IFACE", struct bench_live_opts, dev,
 	  "measure a real interface under outside traffic for\n"
 	  "--duration: receive rates, per CPU, softnet, IPIs; with\n"
@@ -145,6 +149,10 @@ int cmd_bench(int argc, char **argv)
 	if (cli_given(&bench_command, &o, "flood-duration") &&
 	    !(o.scenarios & (1u << SC_THREADED_NAPI))) {
 		log_err("bad --flood-duration: it applies to --scenario threaded-napi only");
+		return EXIT_USAGE;
+	}
+	if (cli_given(&bench_command, &o, "transmit") && o.dev) {
+		log_err("bad --transmit with --dev: the bench sends nothing on a real interface");
 		return EXIT_USAGE;
 	}
 	if ((o.scenarios & (1u << SC_SKEWED)) && o.flows <= SKEW_ELEPHANTS) {

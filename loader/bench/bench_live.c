@@ -498,6 +498,7 @@ static int open_bed(struct bench_ctx *x, const struct bench_live_opts *o)
 		return err ?: peer_receiver_free(&x->bed);
 	}
 	err = testbed_open(&x->bed);
+	x->bed.transmit = o->transmit;
 	if (!err)
 		testbed_cpus_but(&x->bed, x->gen_cpu, x->spare_cpus, sizeof(x->spare_cpus));
 	return err;

@@ -20,6 +20,7 @@ struct bench_live_opts {
 	unsigned int scenarios;		/* bit per enum bench_scenario */
 	const char *json;
 	const char *dev;
+	int transmit;			/* enum trafficgen_transmit */
 	__u64 given;			/* CLI_BIT(i) for bench's option i given */
 };
 

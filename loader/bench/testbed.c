@@ -526,6 +526,7 @@ void testbed_traffic(const struct testbed *b, __u32 flows, int cpu, double secon
 	o->frame_size = trafficgen_min_frame_size(4, IPPROTO_UDP);
 	o->duration_s = seconds;
 	o->cpu = cpu;
+	o->transmit = b->transmit;
 }
 
 int generator_start(struct generator *g, const struct testbed *b, __u32 flows, int cpu,

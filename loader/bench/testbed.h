@@ -59,6 +59,10 @@ struct testbed {
 	bool device;		/* a real interface of this namespace (--dev), not ours */
 	int ncpus;		/* possible CPUs, for per-CPU counters */
 	char cpus[64];		/* the online CPUs as a --cpus list */
+	/* How the generator's frames leave (gen --transmit): AUTO unless
+	 * the caller chose before its first flood.
+	 */
+	enum trafficgen_transmit transmit;
 };
 
 /* The online CPUs but `cpu`, as a --cpus list into buf: empty when `cpu`
