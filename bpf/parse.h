@@ -28,6 +28,8 @@
 #define ETH_P_IPV6 0x86DD
 #define ETH_P_8021Q 0x8100
 #define ETH_P_8021AD 0x88A8
+#define ETH_P_QINQ1 0x9100
+#define ETH_P_QINQ2 0x9200
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1FFF
 #define IP6_MF 0x0001
@@ -412,36 +414,29 @@ parse_ipv6(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	return parse_ipv6_ext(fr, pos, room, nexthdr, f, l4, reason);
 }
 
+/* The tag protocol identifiers of a VLAN stack: 802.1Q, 802.1AD, and the
+ * two that switches used for outer tags before 802.1AD, which access
+ * networks still carry.
+ */
 static __always_inline bool is_vlan_tpid(__be16 proto)
 {
-	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD);
+	return proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD) ||
+	       proto == bpf_htons(ETH_P_QINQ1) || proto == bpf_htons(ETH_P_QINQ2);
 }
 
-/* The Ethernet header at `eth` (the frame's start, or a tunnel's inner
- * frame). Up to two VLAN tags (802.1Q or 802.1AD, in either position) are
- * skipped; the tags themselves never reach the hash. Leaves *l3 at the
- * network header and *proto at its EtherType, which can be any 16-bit
- * value (0x0000 too, an 802.3 length): whether the parse failed is the
- * status, never the type.
+/* The VLAN tags from `pos`, where *proto, a TPID, announced the first:
+ * up to CPUSTEER_MAX_VLAN_TAGS of them, of any of the four TPIDs in any
+ * order, are skipped; the tags themselves never reach the hash. Leaves
+ * *l3 after the last tag and *proto at the EtherType there.
  */
-static __always_inline enum parse_status parse_ethernet(const struct frame *fr, void *eth,
-							struct flow *f, void **l3, __be16 *proto,
-							__u32 *reason)
+static __always_inline enum parse_status parse_vlan_tags(const struct frame *fr, void *pos,
+							 struct flow *f, void **l3, __be16 *proto,
+							 __u32 *reason)
 {
-	void *pos = eth + ETH_HDR_LEN;
 	int i;
 
-	if (past_dgram(fr, eth, ETH_HDR_LEN))
-		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
-	if (pos > fr->end)
-		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
-	*proto = ((struct ethhdr *)eth)->h_proto;
-	*l3 = pos;
-	if (!is_vlan_tpid(*proto))
-		return PARSE_FLOW;	/* untagged: the common case, two compares */
-
 #pragma unroll
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < CPUSTEER_MAX_VLAN_TAGS; i++) {
 		if (past_dgram(fr, pos, VLAN_HDR_LEN))
 			return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
 		if (pos + VLAN_HDR_LEN > fr->end)
@@ -455,6 +450,38 @@ static __always_inline enum parse_status parse_ethernet(const struct frame *fr, 
 		}
 	}
 	return parse_fail(reason, CPUSTEER_PASS_VLAN_DEPTH);
+}
+
+/* The Ethernet header at `eth` alone: *proto is its EtherType, which can
+ * be any 16-bit value (0x0000 too, an 802.3 length) and may announce VLAN
+ * tags, and *l3 what follows it. Whether the parse failed is the status,
+ * never the type.
+ */
+static __always_inline enum parse_status parse_ethernet_header(const struct frame *fr, void *eth,
+								void **l3, __be16 *proto,
+								__u32 *reason)
+{
+	if (past_dgram(fr, eth, ETH_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
+	if (eth + ETH_HDR_LEN > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+	*proto = ((struct ethhdr *)eth)->h_proto;
+	*l3 = eth + ETH_HDR_LEN;
+	return PARSE_FLOW;
+}
+
+/* The Ethernet header at `eth` (a tunnel's inner frame) and its VLAN
+ * tags: *l3 at the network header and *proto at its EtherType.
+ */
+static __always_inline enum parse_status parse_ethernet(const struct frame *fr, void *eth,
+							struct flow *f, void **l3, __be16 *proto,
+							__u32 *reason)
+{
+	if (parse_ethernet_header(fr, eth, l3, proto, reason) != PARSE_FLOW)
+		return PARSE_FAILED;
+	if (!is_vlan_tpid(*proto))
+		return PARSE_FLOW;
+	return parse_vlan_tags(fr, *l3, f, l3, proto, reason);
 }
 
 #endif /* CPUSTEER_PARSE_H */

@@ -106,7 +106,7 @@ struct tunnel_payload {
 };
 
 /* Far beyond any offset a parse reaches before the inner IP header
- * (Ethernet, two tags, IPv6 and eight extension headers of 2 KiB, a
+ * (Ethernet, four tags, IPv6 and eight extension headers of 2 KiB, a
  * GENEVE header with all its options), and small enough that an inner
  * parse from there stays within the verifier's 64 KiB of packet offsets.
  */

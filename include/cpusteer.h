@@ -93,6 +93,12 @@ enum cpusteer_nic_hash {
 	CPUSTEER_NIC_HASH_OUTCOMES
 };
 
+/* VLAN tags the parser skips before the EtherType: an access network's
+ * customer and service tags, with room for a carrier's above them. One
+ * more is passed as vlan_depth.
+ */
+#define CPUSTEER_MAX_VLAN_TAGS 4
+
 /* Live configuration. The config map holds two slots and the config_slot
  * map the index of the one in force: `cpusteer set` fills the other slot,
  * then flips the index, then waits until no program can still be reading
@@ -161,7 +167,7 @@ enum cpusteer_pass_reason {
 	CPUSTEER_PASS_BAD_L3,		/* bad IP version or IHL */
 	CPUSTEER_PASS_TRUNC_L4,		/* TCP/UDP/SCTP ports cut short */
 	CPUSTEER_PASS_EXT_HDRS,		/* IPv6 extension chain too long or cut */
-	CPUSTEER_PASS_VLAN_DEPTH,	/* more than two VLAN tags */
+	CPUSTEER_PASS_VLAN_DEPTH,	/* more than CPUSTEER_MAX_VLAN_TAGS VLAN tags */
 	CPUSTEER_PASS_BAD_LENGTH,	/* IP length field below the header or past the frame */
 	CPUSTEER_PASS_HEADERS_IN_FRAGS,	/* headers continue past the linear part */
 	CPUSTEER_PASS_REASONS

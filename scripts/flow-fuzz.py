@@ -107,7 +107,7 @@ class Generator:
 
     def ethernet(self, depth):
         """An Ethernet frame: tags, then IPv4, IPv6 or something else."""
-        tags = self.r.choices((0, 1, 2, 3), weights=(60, 20, 15, 5))[0]
+        tags = self.r.choices((0, 1, 2, 3, 4, 5), weights=(60, 15, 10, 5, 5, 5))[0]
         pick = self.r.random()
         if pick < 0.45:
             etype, body = 0x0800, self.ipv4(depth)
@@ -118,7 +118,8 @@ class Generator:
         head = self.rbytes(12)
         etype_at = 12 + 4 * tags
         for _ in range(tags):
-            head += be16(self.r.choice((0x8100, 0x88A8))) + be16(self.r.getrandbits(12))
+            head += be16(self.r.choice((0x8100, 0x88A8, 0x9100, 0x9200))) + \
+                be16(self.r.getrandbits(12))
         head += be16(etype)
         built = body.wrapped(head)
         built.etypes.append(etype_at)

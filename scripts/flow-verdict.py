@@ -32,11 +32,11 @@ flow_hash = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(flow_hash)
 
 ETH_IPV4, ETH_IPV6, ETH_TEB = 0x0800, 0x86DD, 0x6558
-VLAN_TPIDS = (0x8100, 0x88A8)
+VLAN_TPIDS = (0x8100, 0x88A8, 0x9100, 0x9200)
 PORT_PROTOS = (6, 17, 132)           # TCP, UDP, SCTP
 EXT_HEADERS = (0, 43, 60, 44)        # hop-by-hop, routing, destination options, fragment
 MAX_EXT_HEADERS = 8
-MAX_VLAN_TAGS = 2
+MAX_VLAN_TAGS = 4
 UDP_TUNNELS = ("vxlan", "geneve")
 IP_TUNNELS = {47: "gre", 4: "ipip", 41: "sit"}
 DEFAULT_PORTS = {"vxlan": 4789, "geneve": 6081}
@@ -96,7 +96,7 @@ def be16(frame, at):
 # ---- section 1: from frame to flow ----
 
 def ethernet(frame, start, end):
-    """Steps 1-3: the EtherType after up to two tags, and where the network
+    """Steps 1-3: the EtherType after up to four tags, and where the network
     header starts."""
     if end - start < 14:
         raise Stop("truncated_l2")

@@ -335,6 +335,16 @@ void fixture_add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci)
 	s->nvlan++;
 }
 
+const __u16 fixture_vlan_tpids[4] = { 0x9200, 0x9100, 0x88a8, 0x8100 };
+
+void fixture_add_vlan_stack(struct pkt_spec *s, int n, int first)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fixture_add_vlan(s, fixture_vlan_tpids[(first + i) % 4], 10 + i);
+}
+
 const __u8 fixture_ext_cycle[3] = { 0, 43, 60 };
 
 /* ---- IP length fields ---- */
@@ -406,7 +416,7 @@ size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *fram
 
 /* ---- frames the program must survive ---- */
 
-const __u16 fixture_random_types[5] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8 };
+const __u16 fixture_random_types[7] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x9200 };
 
 static void put_be16(__u8 *p, __u16 v)
 {
@@ -444,8 +454,7 @@ void fixture_cut_specs(struct pkt_spec *specs)
 	specs[2].ext[0] = 0;
 	specs[2].ext[1] = 43;
 	pkt_spec_init(&specs[3], 6, IPPROTO_SCTP);
-	fixture_add_vlan(&specs[3], 0x88a8, 1);
-	fixture_add_vlan(&specs[3], 0x8100, 2);
+	fixture_add_vlan_stack(&specs[3], CPUSTEER_MAX_VLAN_TAGS, 0);
 	pkt_spec_init(&specs[4], 4, IPPROTO_UDP);
 	specs[4].fragment = true;
 	specs[4].frag_offset = 100;

@@ -168,6 +168,12 @@ void fixture_random_flow(struct pkt_spec *s, int family);
 /* ---- VLAN tags and IPv6 extension headers ---- */
 
 void fixture_add_vlan(struct pkt_spec *s, __u16 tpid, __u16 tci);
+/* The four TPIDs a stack may use: 0x9200, 0x9100, 0x88a8, 0x8100. */
+extern const __u16 fixture_vlan_tpids[4];
+/* n more tags, of the TPIDs in turn from fixture_vlan_tpids[first % 4]:
+ * stacks of every depth, rotated, put every TPID at every position.
+ */
+void fixture_add_vlan_stack(struct pkt_spec *s, int n, int first);
 
 extern const __u8 fixture_ext_cycle[3];	/* hop-by-hop, routing, dest */
 
@@ -199,7 +205,7 @@ size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *fram
 /* ---- frames the program must survive ---- */
 
 /* Any type (0), IPv4, IPv6, 802.1Q and 802.1ad, in that order. */
-extern const __u16 fixture_random_types[5];
+extern const __u16 fixture_random_types[7];
 
 /* Random bytes sent down the parser of `type` (0: any): as drawn (kind
  * 0), with the IP version right (kind 1), or with the IP length field

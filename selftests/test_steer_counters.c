@@ -109,9 +109,8 @@ static bool send_to_be_passed(struct fixture *e, __u32 reason)
 		return send_spec(e, &s, "9 extension headers");
 	case CPUSTEER_PASS_VLAN_DEPTH:
 		pkt_spec_init(&s, 4, IPPROTO_UDP);
-		for (i = 1; i <= 3; i++)
-			fixture_add_vlan(&s, 0x8100, i);
-		return send_spec(e, &s, "3 tags");
+		fixture_add_vlan_stack(&s, CPUSTEER_MAX_VLAN_TAGS + 1, 0);
+		return send_spec(e, &s, "5 tags");
 	case CPUSTEER_PASS_BAD_LENGTH:
 		pkt_spec_init(&s, 4, IPPROTO_TCP);
 		fixture_build(&s, frame);

@@ -43,47 +43,63 @@ static void vlan_tagged_frame_lands_like_untagged(void)
 	fixture_stop(&e);
 }
 
-static void qinq_frame_lands_like_untagged(void)
+/* Stacks of one to four tags, each TPID at each position, in front of
+ * IPv4 and IPv6: the tags never reach the hash, and each frame is counted
+ * as tagged.
+ */
+static void vlan_stacks_land_like_untagged(void)
 {
 	struct fixture e;
 	struct pkt_spec s;
 	struct fixture_result plain, tagged;
-	int fam;
+	struct fixture_counts n;
+	int fam, depth, first, stacks = 0;
+	char what[64];
 
 	fixture_init(&e);
 	FIXTURE_START(&e);
 	for (fam = 4; fam <= 6; fam += 2) {
 		pkt_spec_init(&s, fam, IPPROTO_TCP);
 		plain = fixture_run_spec(&e, &s);
-		fixture_add_vlan(&s, 0x88a8, 10);
-		fixture_add_vlan(&s, 0x8100, 20);
-		tagged = fixture_run_spec(&e, &s);
-		fixture_expect_same_place(&plain, &tagged, fam == 4 ? "QinQ IPv4" : "QinQ IPv6");
-		/* Two 802.1Q tags (the older, non-standard stacking) likewise. */
-		s.vlan_tpid[0] = 0x8100;
-		tagged = fixture_run_spec(&e, &s);
-		fixture_expect_same_place(&plain, &tagged, "double 802.1Q");
+		for (depth = 1; depth <= CPUSTEER_MAX_VLAN_TAGS; depth++) {
+			for (first = 0; first < 4; first++) {
+				pkt_spec_init(&s, fam, IPPROTO_TCP);
+				fixture_add_vlan_stack(&s, depth, first);
+				tagged = fixture_run_spec(&e, &s);
+				snprintf(what, sizeof(what), "IPv%d, %d tags from TPID %#x", fam,
+					 depth, fixture_vlan_tpids[first]);
+				fixture_expect_same_place(&plain, &tagged, what);
+				stacks++;
+			}
+		}
 	}
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.seen_vlan, stacks, "seen_vlan");
 	fixture_stop(&e);
 }
 
-static void three_vlan_tags_pass_as_vlan_depth(void)
+/* One tag more than the parser walks, of whatever TPIDs, passes as
+ * vlan_depth, and is counted as tagged: its tags were seen whole.
+ */
+static void five_vlan_tags_pass_as_vlan_depth(void)
 {
 	struct fixture e;
 	struct pkt_spec s;
 	struct fixture_result r;
 	struct fixture_counts n;
+	int first;
 
 	fixture_init(&e);
 	FIXTURE_START(&e);
-	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	fixture_add_vlan(&s, 0x88a8, 1);
-	fixture_add_vlan(&s, 0x8100, 2);
-	fixture_add_vlan(&s, 0x8100, 3);
-	r = fixture_run_spec(&e, &s);
-	fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "three tags");
+	for (first = 0; first < 4; first++) {
+		pkt_spec_init(&s, 4, IPPROTO_UDP);
+		fixture_add_vlan_stack(&s, CPUSTEER_MAX_VLAN_TAGS + 1, first);
+		r = fixture_run_spec(&e, &s);
+		fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "five tags");
+	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
-	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_VLAN_DEPTH], 1, "vlan_depth counter");
+	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_VLAN_DEPTH], 4, "vlan_depth counter");
+	ASSERT_EQ(n.c.seen_vlan, 4, "seen_vlan");
 	fixture_stop(&e);
 }
 
@@ -645,13 +661,10 @@ static void same_flow_in_any_wrapping_lands_on_one_cpu(void)
 		fixture_random_flow(&base, 4);
 		plain = fixture_run_spec(&e, &base);
 		fixture_expect_redirect(&plain, "IPv4 plain");
-		for (vl = 0; vl <= 2; vl++) {
+		for (vl = 0; vl <= CPUSTEER_MAX_VLAN_TAGS; vl++) {
 			for (opt = 0; opt <= 40; opt += 8) {
 				s = base;
-				if (vl >= 1)
-					fixture_add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
-				if (vl == 2)
-					fixture_add_vlan(&s, 0x8100, 6);
+				fixture_add_vlan_stack(&s, vl, flow + opt);
 				s.ipv4_options_len = opt;
 				s.ttl = 10 + opt;
 				r = fixture_run_spec(&e, &s);
@@ -663,13 +676,10 @@ static void same_flow_in_any_wrapping_lands_on_one_cpu(void)
 		fixture_random_flow(&base, 6);
 		plain = fixture_run_spec(&e, &base);
 		fixture_expect_redirect(&plain, "IPv6 plain");
-		for (vl = 0; vl <= 2; vl++) {
+		for (vl = 0; vl <= CPUSTEER_MAX_VLAN_TAGS; vl++) {
 			for (next = 0; next <= 8; next += 2) {
 				s = base;
-				if (vl >= 1)
-					fixture_add_vlan(&s, vl == 2 ? 0x88a8 : 0x8100, 5);
-				if (vl == 2)
-					fixture_add_vlan(&s, 0x8100, 6);
+				fixture_add_vlan_stack(&s, vl, flow + next);
 				s.next = next;
 				for (i = 0; i < next; i++)
 					s.ext[i] = fixture_ext_cycle[(flow + i) % 3];
@@ -782,8 +792,8 @@ static void ethertype_zero_is_non_ip(void)
 
 static const struct tu_test tests[] = {
 	TU_TEST(vlan_tagged_frame_lands_like_untagged),
-	TU_TEST(qinq_frame_lands_like_untagged),
-	TU_TEST(three_vlan_tags_pass_as_vlan_depth),
+	TU_TEST(vlan_stacks_land_like_untagged),
+	TU_TEST(five_vlan_tags_pass_as_vlan_depth),
 	TU_TEST(ipv4_options_do_not_change_hash),
 	TU_TEST(ipv4_bad_ihl_or_version_passes_as_bad_l3),
 	TU_TEST(ipv4_truncated_header_passes),

@@ -151,11 +151,9 @@ static void counters_reconcile_with_frames_sent(void)
 	}
 
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
-	fixture_add_vlan(&s, 0x8100, 1);
-	fixture_add_vlan(&s, 0x8100, 2);
-	fixture_add_vlan(&s, 0x8100, 3);
-	r = send_times(&e, frame, fixture_build(&s, frame), 8, &sent, "3 tags");
-	fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "3 tags");
+	fixture_add_vlan_stack(&s, CPUSTEER_MAX_VLAN_TAGS + 1, 0);
+	r = send_times(&e, frame, fixture_build(&s, frame), 8, &sent, "5 tags");
+	fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "5 tags");
 	want_pass[CPUSTEER_PASS_VLAN_DEPTH] += 8;
 	want_vlan += 8;
 
@@ -435,8 +433,11 @@ static void add_whole_samples(struct sample_set *set)
 	add_spec_sample(set, &s, "802.1Q IPv4 UDP");
 	fixture_add_vlan(&s, 0x8100, 2);
 	add_spec_sample(set, &s, "two tags");
-	fixture_add_vlan(&s, 0x8100, 3);
-	add_spec_sample(set, &s, "three tags");
+	fixture_add_vlan(&s, 0x9100, 3);
+	fixture_add_vlan(&s, 0x9200, 4);
+	add_spec_sample(set, &s, "four tags");
+	fixture_add_vlan(&s, 0x88a8, 5);
+	add_spec_sample(set, &s, "five tags");
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
 	s.ipv4_options_len = 40;
 	add_spec_sample(set, &s, "IPv4 TCP, IHL 15");

@@ -10,13 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "cpusteer.h"
 
-#define PKT_MAX_VLANS 3		/* one more than the program accepts */
+#define PKT_MAX_VLANS (CPUSTEER_MAX_VLAN_TAGS + 1)	/* one more than the program accepts */
 #define PKT_MAX_EXT 10		/* two more than the program walks */
 
 struct pkt_spec {
 	__u8 dst_mac[6], src_mac[6];
-	__u16 vlan_tpid[PKT_MAX_VLANS];	/* outermost first; 0x8100 or 0x88a8 */
+	__u16 vlan_tpid[PKT_MAX_VLANS];	/* outermost first; 0x8100, 0x88a8, 0x9100 or 0x9200 */
 	__u16 vlan_tci[PKT_MAX_VLANS];
 	int nvlan;
 	__u16 ethertype;	/* set for non-IP frames (family 0) */
