@@ -30,6 +30,11 @@
 #define ETH_P_8021AD 0x88A8
 #define ETH_P_QINQ1 0x9100
 #define ETH_P_QINQ2 0x9200
+#define ETH_P_PPP_SES 0x8864	/* PPPoE session stage (RFC 2516) */
+#define PPPOE_HDR_LEN 8		/* its header and the PPP protocol field */
+#define PPPOE_VER_TYPE 0x11	/* version 1, type 1 */
+#define PPP_IP 0x0021		/* the PPP protocols of IP datagrams (RFC 1332, 5072) */
+#define PPP_IPV6 0x0057
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1FFF
 #define IP6_MF 0x0001
@@ -59,6 +64,7 @@
 #define FLOW_FRAGMENT	0x2
 #define FLOW_L3_ONLY	0x4
 #define FLOW_EXT_LIMIT	0x8	/* the chain went on past the headers walked */
+#define FLOW_PPPOE	0x10	/* a whole PPPoE session header */
 
 /* A flow as the hash reads it (bpf/hash.h has the message format). */
 struct flow {
@@ -452,6 +458,37 @@ static __always_inline enum parse_status parse_vlan_tags(const struct frame *fr,
 	return parse_fail(reason, CPUSTEER_PASS_VLAN_DEPTH);
 }
 
+/* A PPPoE session header at `pos`, where *proto (ETH_P_PPP_SES) announced
+ * it: a session frame of version 1, type 1 and code 0 carrying PPP's IPv4
+ * or IPv6 leaves *proto at that EtherType and *l3 at the datagram; any
+ * other (another PPP protocol, such as LCP or IPCP, or another header)
+ * leaves *proto as it was, which is no IP: the caller passes it as
+ * non_ip. The session header's Length is not read, as an Ethernet
+ * frame's padding is not: the datagram's own lengths bound it.
+ */
+static __always_inline enum parse_status parse_pppoe(const struct frame *fr, void *pos,
+						     struct flow *f, void **l3, __be16 *proto,
+						     __u32 *reason)
+{
+	__u8 *h = pos;
+	__be16 ppp;
+
+	if (past_dgram(fr, pos, PPPOE_HDR_LEN))
+		return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
+	if (pos + PPPOE_HDR_LEN > fr->end)
+		return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+	f->notes |= FLOW_PPPOE;
+	if (h[0] != PPPOE_VER_TYPE || h[1] != 0)
+		return PARSE_FLOW;
+	ppp = *(__be16 *)(h + 6);
+	if (ppp == bpf_htons(PPP_IP))
+		*proto = bpf_htons(ETH_P_IP);
+	else if (ppp == bpf_htons(PPP_IPV6))
+		*proto = bpf_htons(ETH_P_IPV6);
+	*l3 = pos + PPPOE_HDR_LEN;
+	return PARSE_FLOW;
+}
+
 /* The Ethernet header at `eth` alone: *proto is its EtherType, which can
  * be any 16-bit value (0x0000 too, an 802.3 length) and may announce VLAN
  * tags, and *l3 what follows it. Whether the parse failed is the status,
@@ -470,8 +507,9 @@ static __always_inline enum parse_status parse_ethernet_header(const struct fram
 	return PARSE_FLOW;
 }
 
-/* The Ethernet header at `eth` (a tunnel's inner frame) and its VLAN
- * tags: *l3 at the network header and *proto at its EtherType.
+/* The Ethernet header at `eth` (a tunnel's inner frame), its VLAN tags
+ * and a PPPoE session header: *l3 at the network header and *proto at its
+ * EtherType.
  */
 static __always_inline enum parse_status parse_ethernet(const struct frame *fr, void *eth,
 							struct flow *f, void **l3, __be16 *proto,
@@ -479,9 +517,12 @@ static __always_inline enum parse_status parse_ethernet(const struct frame *fr, 
 {
 	if (parse_ethernet_header(fr, eth, l3, proto, reason) != PARSE_FLOW)
 		return PARSE_FAILED;
-	if (!is_vlan_tpid(*proto))
-		return PARSE_FLOW;
-	return parse_vlan_tags(fr, *l3, f, l3, proto, reason);
+	if (is_vlan_tpid(*proto) &&
+	    parse_vlan_tags(fr, *l3, f, l3, proto, reason) != PARSE_FLOW)
+		return PARSE_FAILED;
+	if (*proto == bpf_htons(ETH_P_PPP_SES))
+		return parse_pppoe(fr, *l3, f, l3, proto, reason);
+	return PARSE_FLOW;
 }
 
 #endif /* CPUSTEER_PARSE_H */

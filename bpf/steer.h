@@ -400,6 +400,17 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 		if (proto == bpf_htons(ETH_P_IPV6))
 			goto ipv6;
 	}
+	if (proto == bpf_htons(ETH_P_PPP_SES)) {
+		st = parse_pppoe(&fr, l3, &f, &l3, &proto, &reason);
+		if (f.notes & FLOW_PPPOE)
+			pk.cnt->seen_pppoe++;
+		if (st != PARSE_FLOW)
+			return pass_for(&pk, reason);
+		if (proto == bpf_htons(ETH_P_IP))
+			goto ipv4;
+		if (proto == bpf_htons(ETH_P_IPV6))
+			goto ipv6;
+	}
 	if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 		return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
 	return pass_for(&pk, CPUSTEER_PASS_NON_IP);

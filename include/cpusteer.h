@@ -197,6 +197,7 @@ struct cpusteer_counters {
 	__u64 seen_fragments;
 	__u64 seen_vlan;
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
+	__u64 seen_pppoe;	/* frames with a whole PPPoE session header */
 	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
 	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
 	__u64 nic_hash[CPUSTEER_NIC_HASH_OUTCOMES];	/* --hash nic */
@@ -292,9 +293,10 @@ enum cpusteer_kthread_policy {
 /* Bumped whenever the record or a pinned map changes shape or meaning:
  * a record of another version is refused, not misread. 9: the multilinear
  * key words are stored folded; 10: the record holds the cpumap kthreads'
- * scheduling (kthread_policy, kthread_priority).
+ * scheduling (kthread_policy, kthread_priority); 11: the counters hold
+ * seen_pppoe.
  */
-#define CPUSTEER_STATE_VERSION 10
+#define CPUSTEER_STATE_VERSION 11
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -103,7 +103,7 @@ class Generator:
 
     def ethertype(self):
         return self.r.choice((0x0806, 0x0000, 0x88CC, 0x05DC, 0x0600, 0x6558, 0x8847,
-                              self.r.getrandbits(16)))
+                              0x8863, 0x8864, self.r.getrandbits(16)))
 
     def ethernet(self, depth):
         """An Ethernet frame: tags, then IPv4, IPv6 or something else."""
@@ -120,10 +120,31 @@ class Generator:
         for _ in range(tags):
             head += be16(self.r.choice((0x8100, 0x88A8, 0x9100, 0x9200))) + \
                 be16(self.r.getrandbits(12))
-        head += be16(etype)
+        if etype in (0x0800, 0x86DD) and self.r.random() < 0.15:
+            head += be16(0x8864) + self.pppoe_session(etype, len(body.data))
+        else:
+            head += be16(etype)
         built = body.wrapped(head)
         built.etypes.append(etype_at)
         return built
+
+    def pppoe_session(self, etype, length):
+        """A PPPoE session header and PPP protocol for a datagram of
+        EtherType etype: mostly right, sometimes of another version, type,
+        code or PPP protocol, and with a Length that is rarely true, since
+        nothing should read it."""
+        ppp = {0x0800: 0x0021, 0x86DD: 0x0057}[etype]
+        ver_type, code = 0x11, 0
+        pick = self.r.random()
+        if pick < 0.1:
+            ppp = self.r.choice((0xC021, 0x8021, 0x8057, 0x0021, 0x0057, self.r.getrandbits(16)))
+        elif pick < 0.15:
+            ver_type = self.r.choice((0x12, 0x21, 0x00, self.r.getrandbits(8)))
+        elif pick < 0.2:
+            code = self.r.choice((0x09, 0xA7, self.r.getrandbits(8)))
+        if self.r.random() < 0.5:
+            length = self.r.getrandbits(16)
+        return bytes((ver_type, code)) + self.rbytes(2) + be16(length + 2) + be16(ppp)
 
     # ---- IP ----
 

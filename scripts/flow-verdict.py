@@ -33,6 +33,8 @@ _spec.loader.exec_module(flow_hash)
 
 ETH_IPV4, ETH_IPV6, ETH_TEB = 0x0800, 0x86DD, 0x6558
 VLAN_TPIDS = (0x8100, 0x88A8, 0x9100, 0x9200)
+ETH_PPPOE_SESSION = 0x8864
+PPP_IP = {0x0021: ETH_IPV4, 0x0057: ETH_IPV6}   # PPP protocol -> EtherType
 PORT_PROTOS = (6, 17, 132)           # TCP, UDP, SCTP
 EXT_HEADERS = (0, 43, 60, 44)        # hop-by-hop, routing, destination options, fragment
 MAX_EXT_HEADERS = 8
@@ -96,8 +98,8 @@ def be16(frame, at):
 # ---- section 1: from frame to flow ----
 
 def ethernet(frame, start, end):
-    """Steps 1-3: the EtherType after up to four tags, and where the network
-    header starts."""
+    """Steps 1-3: the EtherType after up to four tags and a PPPoE session
+    header, and where the network header starts."""
     if end - start < 14:
         raise Stop("truncated_l2")
     etype, pos, tags = be16(frame, start + 12), start + 14, 0
@@ -107,6 +109,11 @@ def ethernet(frame, start, end):
         if end - pos < 4:
             raise Stop("truncated_l2")
         etype, pos, tags = be16(frame, pos + 2), pos + 4, tags + 1
+    if etype == ETH_PPPOE_SESSION:
+        if end - pos < 8:
+            raise Stop("truncated_l2")
+        if frame[pos] == 0x11 and frame[pos + 1] == 0 and be16(frame, pos + 6) in PPP_IP:
+            return PPP_IP[be16(frame, pos + 6)], pos + 8
     return etype, pos
 
 

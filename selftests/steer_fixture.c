@@ -416,7 +416,8 @@ size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *fram
 
 /* ---- frames the program must survive ---- */
 
-const __u16 fixture_random_types[7] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x9200 };
+const __u16 fixture_random_types[8] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x9200,
+					    0x8864 };
 
 static void put_be16(__u8 *p, __u16 v)
 {
@@ -463,6 +464,9 @@ void fixture_cut_specs(struct pkt_spec *specs)
 	specs[5].more_fragments = true;
 	pkt_spec_init(&specs[6], 4, IPPROTO_ICMP);
 	pkt_spec_init(&specs[7], 6, IPPROTO_ICMPV6);
+	pkt_spec_init(&specs[8], 4, IPPROTO_TCP);
+	fixture_add_vlan(&specs[8], 0x88a8, 7);
+	specs[8].pppoe = true;
 }
 
 /* ---- multi-buffer frames ---- */

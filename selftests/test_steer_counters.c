@@ -175,6 +175,16 @@ static bool send_tagged_flow(struct fixture *e, __u32 index)
 	return send_spec(e, &s, "tagged flow");
 }
 
+static bool send_pppoe_flow(struct fixture *e, __u32 index)
+{
+	struct pkt_spec s;
+
+	(void)index;
+	pkt_spec_init(&s, 6, IPPROTO_TCP);
+	s.pppoe = true;
+	return send_spec(e, &s, "PPPoE flow");
+}
+
 static bool send_icmp(struct fixture *e, __u32 index)
 {
 	struct pkt_spec s;
@@ -292,6 +302,7 @@ static const struct mover movers[] = {
 	{ "seen_fragments", 0, .make = send_ipv6_fragment },
 	{ "seen_vlan", 0, .make = send_tagged_flow },
 	{ "seen_l3_only", 0, .make = send_icmp },
+	{ "seen_pppoe", 0, .make = send_pppoe_flow },
 };
 
 static bool same_string(const char *a, const char *b)

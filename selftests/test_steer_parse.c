@@ -103,6 +103,100 @@ static void five_vlan_tags_pass_as_vlan_depth(void)
 	fixture_stop(&e);
 }
 
+/* ---- PPPoE ---- */
+
+/* IPv4 and IPv6 in a PPPoE session, behind stacks of 0 to 4 tags: the
+ * session header never reaches the hash, and each frame is counted as
+ * PPPoE.
+ */
+static void pppoe_sessions_land_like_bare_ip(void)
+{
+	struct fixture e;
+	struct pkt_spec s;
+	struct fixture_result plain, r;
+	struct fixture_counts n;
+	int fam, depth, frames = 0;
+	char what[64];
+
+	fixture_init(&e);
+	FIXTURE_START(&e);
+	for (fam = 4; fam <= 6; fam += 2) {
+		pkt_spec_init(&s, fam, IPPROTO_UDP);
+		plain = fixture_run_spec(&e, &s);
+		fixture_expect_redirect(&plain, "bare");
+		for (depth = 0; depth <= CPUSTEER_MAX_VLAN_TAGS; depth++) {
+			pkt_spec_init(&s, fam, IPPROTO_UDP);
+			fixture_add_vlan_stack(&s, depth, depth);
+			s.pppoe = true;
+			s.pppoe_session = 0x1234 + depth;
+			r = fixture_run_spec(&e, &s);
+			snprintf(what, sizeof(what), "IPv%d in PPPoE behind %d tags", fam, depth);
+			fixture_expect_same_place(&plain, &r, what);
+			ASSERT_TRUE(fixture_same_key(&plain.d.key, &r.d.key), what);
+			frames++;
+		}
+	}
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.seen_pppoe, frames, "seen_pppoe");
+	fixture_stop(&e);
+}
+
+/* A PPPoE frame that holds no IP datagram cpusteer reads is non_ip: the
+ * PPP control protocols, another version, type or code, and the
+ * discovery stage's EtherType. A session header cut short is
+ * truncated_l2.
+ */
+static void pppoe_without_ip_passes_as_non_ip(void)
+{
+	static const struct {
+		const char *what;
+		__u16 ppp_proto;
+		int byte;	/* of the session header to set, -1: none */
+		__u8 value;
+	} cases[] = {
+		{ "LCP", 0xc021, -1, 0 },
+		{ "IPCP", 0x8021, -1, 0 },
+		{ "IPV6CP", 0x8057, -1, 0 },
+		{ "version 2", 0, 0, 0x21 },
+		{ "type 2", 0, 0, 0x12 },
+		{ "code PADT", 0, 1, 0xa7 },
+	};
+	struct fixture e;
+	struct pkt_spec s;
+	struct fixture_result r;
+	struct fixture_counts n;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	size_t len, i;
+
+	fixture_init(&e);
+	FIXTURE_START(&e);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		pkt_spec_init(&s, 4, IPPROTO_UDP);
+		s.pppoe = true;
+		s.ppp_proto = cases[i].ppp_proto;
+		len = fixture_build(&s, frame);
+		if (cases[i].byte >= 0)
+			frame[ETH_HLEN + cases[i].byte] = cases[i].value;
+		r = fixture_run_frame(&e, frame, len);
+		fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, cases[i].what);
+	}
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	s.pppoe = true;
+	len = fixture_build(&s, frame);
+	frame[12] = 0x88;
+	frame[13] = 0x63;	/* the discovery stage */
+	r = fixture_run_frame(&e, frame, len);
+	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "PPPoE discovery");
+	frame[13] = 0x64;
+	for (len = ETH_HLEN; len < ETH_HLEN + 8; len++) {
+		r = fixture_run_frame(&e, frame, len);
+		fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L2, "session header cut short");
+	}
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.seen_pppoe, ARRAY_SIZE(cases), "seen_pppoe: whole session headers only");
+	fixture_stop(&e);
+}
+
 /* ---- IPv4 header ---- */
 
 static void ipv4_options_do_not_change_hash(void)
@@ -794,6 +888,8 @@ static const struct tu_test tests[] = {
 	TU_TEST(vlan_tagged_frame_lands_like_untagged),
 	TU_TEST(vlan_stacks_land_like_untagged),
 	TU_TEST(five_vlan_tags_pass_as_vlan_depth),
+	TU_TEST(pppoe_sessions_land_like_bare_ip),
+	TU_TEST(pppoe_without_ip_passes_as_non_ip),
 	TU_TEST(ipv4_options_do_not_change_hash),
 	TU_TEST(ipv4_bad_ihl_or_version_passes_as_bad_l3),
 	TU_TEST(ipv4_truncated_header_passes),

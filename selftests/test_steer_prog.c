@@ -438,6 +438,12 @@ static void add_whole_samples(struct sample_set *set)
 	add_spec_sample(set, &s, "four tags");
 	fixture_add_vlan(&s, 0x88a8, 5);
 	add_spec_sample(set, &s, "five tags");
+	pkt_spec_init(&s, 6, IPPROTO_UDP);
+	s.pppoe = true;
+	add_spec_sample(set, &s, "IPv6 UDP in PPPoE");
+	fixture_add_vlan(&s, 0x88a8, 1);
+	s.ppp_proto = 0xc021;
+	add_spec_sample(set, &s, "LCP in PPPoE behind a tag");
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
 	s.ipv4_options_len = 40;
 	add_spec_sample(set, &s, "IPv4 TCP, IHL 15");

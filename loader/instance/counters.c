@@ -53,6 +53,10 @@ const struct counter_desc counter_descs[] = {
 		  "SCTP), steered by their addresses and protocol alone",
 	  .json_key = "seen_l3_only", .json_total_key = "seen_l3_only", .status = "seen l3 only",
 	  .metric = "l3_only" },
+	{ FIELD(seen_pppoe), .n = 1, .group = COUNTER_NOTE, .unit = "packets",
+	  .help = "packets that carried a whole PPPoE session header, whatever became of them",
+	  .json_key = "seen_pppoe", .json_total_key = "seen_pppoe", .status = "seen pppoe",
+	  .metric = "pppoe" },
 };
 
 const size_t ncounter_descs = sizeof(counter_descs) / sizeof(counter_descs[0]);

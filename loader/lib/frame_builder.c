@@ -201,10 +201,24 @@ static size_t write_ipv6(const struct pkt_spec *s, __u8 *p, bool l4_header)
 	return (q - p) + l4len;
 }
 
+/* The PPPoE session header (RFC 2516) and the PPP protocol field before
+ * a datagram of `dgram_len` bytes.
+ */
+static void write_pppoe(const struct pkt_spec *s, __u8 *p, size_t dgram_len)
+{
+	__u16 ppp = s->ppp_proto ? s->ppp_proto : s->family == 6 ? 0x0057 : 0x0021;
+
+	p[0] = 0x11;	/* version 1, type 1 */
+	p[1] = 0;	/* code: session data */
+	put16(p + 2, s->pppoe_session);
+	put16(p + 4, dgram_len + 2);
+	put16(p + 6, ppp);
+}
+
 size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 {
-	size_t need = ETH_HLEN + 4 * PKT_MAX_VLANS + 60 + 8 * (PKT_MAX_EXT + 1) +
-		      20 + s->payload_len, off = 12;
+	size_t need = ETH_HLEN + 4 * PKT_MAX_VLANS + PKT_PPPOE_LEN + 60 +
+		      8 * (PKT_MAX_EXT + 1) + 20 + s->payload_len, off = 12, l3, len;
 	bool l4_header = has_ports(s->proto) && !(s->fragment && s->frag_offset);
 	__u16 ethertype;
 	int i;
@@ -218,19 +232,24 @@ size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 		put16(buf + off + 2, s->vlan_tci[i]);
 	}
 	ethertype = s->family == 4 ? 0x0800 : s->family == 6 ? 0x86dd : s->ethertype;
-	put16(buf + off, ethertype);
-	off += 2;
-	if (s->family == 4)
-		return off + write_ipv4(s, buf + off, l4_header);
-	if (s->family == 6)
-		return off + write_ipv6(s, buf + off, l4_header);
-	memset(buf + off, 0, 46);
-	return off + 46;
+	put16(buf + off, s->pppoe ? 0x8864 : ethertype);
+	l3 = pkt_l3_offset(s);
+	if (s->family == 4) {
+		len = write_ipv4(s, buf + l3, l4_header);
+	} else if (s->family == 6) {
+		len = write_ipv6(s, buf + l3, l4_header);
+	} else {
+		len = 46;
+		memset(buf + l3, 0, len);
+	}
+	if (s->pppoe)
+		write_pppoe(s, buf + off + 2, len);
+	return l3 + len;
 }
 
 size_t pkt_l3_offset(const struct pkt_spec *s)
 {
-	return ETH_HLEN + 4 * s->nvlan;
+	return ETH_HLEN + 4 * s->nvlan + (s->pppoe ? PKT_PPPOE_LEN : 0);
 }
 
 void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len)

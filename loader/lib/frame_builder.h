@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Builds test and benchmark frames: Ethernet with VLAN tags, IPv4 with
  * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
- * with valid IPv4, UDP and TCP checksums; and such a frame inside a
+ * with valid IPv4, UDP and TCP checksums, optionally in a PPPoE session; and such a frame inside a
  * VXLAN, GENEVE, GRE, IPIP or SIT tunnel.
  */
 #ifndef CPUSTEER_FRAME_BUILDER_H
@@ -14,12 +14,20 @@
 
 #define PKT_MAX_VLANS (CPUSTEER_MAX_VLAN_TAGS + 1)	/* one more than the program accepts */
 #define PKT_MAX_EXT 10		/* two more than the program walks */
+#define PKT_PPPOE_LEN 8		/* PPPoE session header and PPP protocol */
 
 struct pkt_spec {
 	__u8 dst_mac[6], src_mac[6];
 	__u16 vlan_tpid[PKT_MAX_VLANS];	/* outermost first; 0x8100, 0x88a8, 0x9100 or 0x9200 */
 	__u16 vlan_tci[PKT_MAX_VLANS];
 	int nvlan;
+	/* A PPPoE session header after the tags: its session ID, and the PPP
+	 * protocol it carries, 0 for IPv4's (0x0021) or IPv6's (0x0057) by
+	 * family. Its Length covers what follows it.
+	 */
+	bool pppoe;
+	__u16 pppoe_session;
+	__u16 ppp_proto;
 	__u16 ethertype;	/* set for non-IP frames (family 0) */
 	int family;		/* 4, 6, or 0 for a non-IP frame */
 	__u8 saddr[16], daddr[16];	/* IPv4 in the first 4 bytes */
