@@ -35,6 +35,14 @@
 #define PPPOE_VER_TYPE 0x11	/* version 1, type 1 */
 #define PPP_IP 0x0021		/* the PPP protocols of IP datagrams (RFC 1332, 5072) */
 #define PPP_IPV6 0x0057
+#define ETH_P_MPLS_UC 0x8847	/* MPLS (RFC 3032), unicast and multicast */
+#define ETH_P_MPLS_MC 0x8848
+#define MPLS_LSE_LEN 4
+#define MPLS_BOS_BYTE 2		/* the entry's byte holding S, its low bit */
+/* Beyond where any label stack ends: a tunnel's payload (tunnel.h's
+ * TUNNEL_OFF_MAX, 0x8000), an Ethernet header, four tags and eight labels.
+ */
+#define MPLS_L3_OFF_MAX 0x8100
 #define IP_MF 0x2000
 #define IP_OFFSET 0x1FFF
 #define IP6_MF 0x0001
@@ -65,6 +73,7 @@
 #define FLOW_L3_ONLY	0x4
 #define FLOW_EXT_LIMIT	0x8	/* the chain went on past the headers walked */
 #define FLOW_PPPOE	0x10	/* a whole PPPoE session header */
+#define FLOW_MPLS	0x20	/* a whole MPLS label stack entry */
 
 /* A flow as the hash reads it (bpf/hash.h has the message format). */
 struct flow {
@@ -489,6 +498,64 @@ static __always_inline enum parse_status parse_pppoe(const struct frame *fr, voi
 	return PARSE_FLOW;
 }
 
+static __always_inline bool is_mpls(__be16 proto)
+{
+	return proto == bpf_htons(ETH_P_MPLS_UC) || proto == bpf_htons(ETH_P_MPLS_MC);
+}
+
+/* An MPLS label stack at `pos`, where *proto (is_mpls) announced it: the
+ * entries are skipped up to the one with the bottom-of-stack bit, at
+ * most CPUSTEER_MAX_MPLS_LABELS; the labels, entropy labels included,
+ * never reach the hash. What follows has no type field: its first nibble
+ * says IPv4 (4) or IPv6 (6), and anything else (a pseudowire control
+ * word, an Ethernet frame, ...) is passed as mpls_payload.
+ */
+static __always_inline enum parse_status parse_mpls(const struct frame *fr, void *pos,
+						    struct flow *f, void **l3, __be16 *proto,
+						    __u32 *reason)
+{
+	__u8 bottom, version;
+	__u64 off;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < CPUSTEER_MAX_MPLS_LABELS; i++) {
+		if (past_dgram(fr, pos, MPLS_LSE_LEN))
+			return parse_fail(reason, CPUSTEER_PASS_TRUNC_L2);
+		if (pos + MPLS_LSE_LEN > fr->end)
+			return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L2);
+		f->notes |= FLOW_MPLS;
+		bottom = ((__u8 *)pos)[MPLS_BOS_BYTE] & 1;
+		pos += MPLS_LSE_LEN;
+		if (!bottom)
+			continue;
+		/* The depth is a constant on each path the verifier walks,
+		 * and eight paths, each with all that follows, exceed its
+		 * budget. The offset read back as a difference of pointers is
+		 * a bounded unknown, so the paths meet as one.
+		 */
+		off = frame_offset(fr, pos);
+		if (off > MPLS_L3_OFF_MAX)
+			return parse_fail(reason, CPUSTEER_PASS_MPLS_DEPTH);
+		pos = fr->data + off;
+		/* No byte below the stack: the network header is cut. */
+		if (past_dgram(fr, pos, 1))
+			return parse_fail(reason, CPUSTEER_PASS_TRUNC_L3);
+		if (pos + 1 > fr->end)
+			return cut_short(fr, reason, CPUSTEER_PASS_TRUNC_L3);
+		version = *(__u8 *)pos >> 4;
+		if (version == 4)
+			*proto = bpf_htons(ETH_P_IP);
+		else if (version == 6)
+			*proto = bpf_htons(ETH_P_IPV6);
+		else
+			return parse_fail(reason, CPUSTEER_PASS_MPLS_PAYLOAD);
+		*l3 = pos;
+		return PARSE_FLOW;
+	}
+	return parse_fail(reason, CPUSTEER_PASS_MPLS_DEPTH);
+}
+
 /* The Ethernet header at `eth` alone: *proto is its EtherType, which can
  * be any 16-bit value (0x0000 too, an 802.3 length) and may announce VLAN
  * tags, and *l3 what follows it. Whether the parse failed is the status,
@@ -507,9 +574,9 @@ static __always_inline enum parse_status parse_ethernet_header(const struct fram
 	return PARSE_FLOW;
 }
 
-/* The Ethernet header at `eth` (a tunnel's inner frame), its VLAN tags
- * and a PPPoE session header: *l3 at the network header and *proto at its
- * EtherType.
+/* The Ethernet header at `eth` (a tunnel's inner frame), its VLAN tags,
+ * and a PPPoE session header or an MPLS label stack: *l3 at the network
+ * header and *proto at its EtherType.
  */
 static __always_inline enum parse_status parse_ethernet(const struct frame *fr, void *eth,
 							struct flow *f, void **l3, __be16 *proto,
@@ -522,6 +589,8 @@ static __always_inline enum parse_status parse_ethernet(const struct frame *fr, 
 		return PARSE_FAILED;
 	if (*proto == bpf_htons(ETH_P_PPP_SES))
 		return parse_pppoe(fr, *l3, f, l3, proto, reason);
+	if (is_mpls(*proto))
+		return parse_mpls(fr, *l3, f, l3, proto, reason);
 	return PARSE_FLOW;
 }
 

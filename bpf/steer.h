@@ -410,6 +410,15 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 			goto ipv4;
 		if (proto == bpf_htons(ETH_P_IPV6))
 			goto ipv6;
+	} else if (is_mpls(proto)) {
+		st = parse_mpls(&fr, l3, &f, &l3, &proto, &reason);
+		if (f.notes & FLOW_MPLS)
+			pk.cnt->seen_mpls++;
+		if (st != PARSE_FLOW)
+			return pass_for(&pk, reason);
+		if (proto == bpf_htons(ETH_P_IP))
+			goto ipv4;
+		goto ipv6;
 	}
 	if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 		return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);

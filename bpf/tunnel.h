@@ -182,9 +182,10 @@ static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct
 }
 
 /* What an inner frame's parse failure means for the fallback count: a
- * header cut short is truncated; a limit of this parser (a third tag, an
- * extension header chain longer than it walks), unsupported; a header or
- * length field at odds with the datagram, malformed.
+ * header cut short is truncated; a limit of this parser (a fifth tag, a
+ * label stack or an extension header chain longer than it walks) or no
+ * IP below the labels, unsupported; a header or length field at odds
+ * with the datagram, malformed.
  */
 static __always_inline __u32 inner_fallback_of(__u32 reason, const struct flow *in)
 {
@@ -195,6 +196,8 @@ static __always_inline __u32 inner_fallback_of(__u32 reason, const struct flow *
 	case CPUSTEER_PASS_HEADERS_IN_FRAGS:
 		return CPUSTEER_INNER_TRUNCATED;
 	case CPUSTEER_PASS_VLAN_DEPTH:
+	case CPUSTEER_PASS_MPLS_DEPTH:
+	case CPUSTEER_PASS_MPLS_PAYLOAD:
 		return CPUSTEER_INNER_UNSUPPORTED;
 	case CPUSTEER_PASS_EXT_HDRS:
 		return in->notes & FLOW_EXT_LIMIT ? CPUSTEER_INNER_UNSUPPORTED

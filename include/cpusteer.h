@@ -99,6 +99,11 @@ enum cpusteer_nic_hash {
  */
 #define CPUSTEER_MAX_VLAN_TAGS 4
 
+/* MPLS label stack entries the parser walks looking for the bottom of
+ * the stack; a deeper stack is passed as mpls_depth.
+ */
+#define CPUSTEER_MAX_MPLS_LABELS 8
+
 /* Live configuration. The config map holds two slots and the config_slot
  * map the index of the one in force: `cpusteer set` fills the other slot,
  * then flips the index, then waits until no program can still be reading
@@ -170,6 +175,9 @@ enum cpusteer_pass_reason {
 	CPUSTEER_PASS_VLAN_DEPTH,	/* more than CPUSTEER_MAX_VLAN_TAGS VLAN tags */
 	CPUSTEER_PASS_BAD_LENGTH,	/* IP length field below the header or past the frame */
 	CPUSTEER_PASS_HEADERS_IN_FRAGS,	/* headers continue past the linear part */
+	CPUSTEER_PASS_MPLS_DEPTH,	/* no bottom of stack in CPUSTEER_MAX_MPLS_LABELS labels */
+	CPUSTEER_PASS_MPLS_PAYLOAD,	/* below the labels no IPv4 or IPv6 (a
+					 * pseudowire control word, Ethernet, ...) */
 	CPUSTEER_PASS_REASONS
 };
 
@@ -198,6 +206,7 @@ struct cpusteer_counters {
 	__u64 seen_vlan;
 	__u64 seen_l3_only;	/* IP protocols without ports we parse */
 	__u64 seen_pppoe;	/* frames with a whole PPPoE session header */
+	__u64 seen_mpls;	/* frames with a whole MPLS label stack entry */
 	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
 	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
 	__u64 nic_hash[CPUSTEER_NIC_HASH_OUTCOMES];	/* --hash nic */
@@ -294,7 +303,8 @@ enum cpusteer_kthread_policy {
  * a record of another version is refused, not misread. 9: the multilinear
  * key words are stored folded; 10: the record holds the cpumap kthreads'
  * scheduling (kthread_policy, kthread_priority); 11: the counters hold
- * seen_pppoe.
+ * seen_pppoe and seen_mpls, and two more pass reasons (mpls_depth,
+ * mpls_payload).
  */
 #define CPUSTEER_STATE_VERSION 11
 

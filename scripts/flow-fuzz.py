@@ -120,13 +120,26 @@ class Generator:
         for _ in range(tags):
             head += be16(self.r.choice((0x8100, 0x88A8, 0x9100, 0x9200))) + \
                 be16(self.r.getrandbits(12))
-        if etype in (0x0800, 0x86DD) and self.r.random() < 0.15:
+        pick = self.r.random()
+        if etype in (0x0800, 0x86DD) and pick < 0.15:
             head += be16(0x8864) + self.pppoe_session(etype, len(body.data))
+        elif pick < 0.3:
+            head += be16(self.r.choice((0x8847, 0x8848))) + self.mpls_stack()
         else:
             head += be16(etype)
         built = body.wrapped(head)
         built.etypes.append(etype_at)
         return built
+
+    def mpls_stack(self):
+        """One to nine label stack entries, mostly with the bottom-of-stack
+        bit on the last only, sometimes on none or an earlier one."""
+        n = self.r.choices(range(1, 10), weights=(30, 20, 10, 8, 6, 6, 6, 6, 8))[0]
+        bottom = n - 1 if self.r.random() < 0.9 else self.r.randrange(-1, n)
+        return b"".join(be16(self.r.getrandbits(16)) +
+                        bytes(((self.r.getrandbits(8) & 0xFE) | (i == bottom),
+                               self.r.getrandbits(8)))
+                        for i in range(n))
 
     def pppoe_session(self, etype, length):
         """A PPPoE session header and PPP protocol for a datagram of
@@ -395,7 +408,7 @@ def outcome_name(row):
 # fails: every pass reason a single-buffer frame can have, and every
 # tunnel kind steered by its inner flow and falling back for each reason.
 COVERAGE = ["redirect", "non_ip", "truncated_l2", "truncated_l3", "truncated_l4", "bad_l3",
-            "bad_ip_length", "ipv6_ext_headers", "vlan_depth"] + \
+            "bad_ip_length", "ipv6_ext_headers", "vlan_depth", "mpls_depth", "mpls_payload"] + \
     ["%s %s" % (kind, why) for kind in ("vxlan", "geneve", "gre", "ipip", "sit")
      for why in ("inner", "truncated", "unsupported", "malformed")
      if (kind, why) not in (("ipip", "unsupported"), ("sit", "unsupported"))] + \

@@ -35,6 +35,8 @@ ETH_IPV4, ETH_IPV6, ETH_TEB = 0x0800, 0x86DD, 0x6558
 VLAN_TPIDS = (0x8100, 0x88A8, 0x9100, 0x9200)
 ETH_PPPOE_SESSION = 0x8864
 PPP_IP = {0x0021: ETH_IPV4, 0x0057: ETH_IPV6}   # PPP protocol -> EtherType
+ETH_MPLS = (0x8847, 0x8848)
+MAX_MPLS_LABELS = 8
 PORT_PROTOS = (6, 17, 132)           # TCP, UDP, SCTP
 EXT_HEADERS = (0, 43, 60, 44)        # hop-by-hop, routing, destination options, fragment
 MAX_EXT_HEADERS = 8
@@ -114,7 +116,28 @@ def ethernet(frame, start, end):
             raise Stop("truncated_l2")
         if frame[pos] == 0x11 and frame[pos + 1] == 0 and be16(frame, pos + 6) in PPP_IP:
             return PPP_IP[be16(frame, pos + 6)], pos + 8
+    elif etype in ETH_MPLS:
+        return mpls(frame, pos, end)
     return etype, pos
+
+
+def mpls(frame, pos, end):
+    """Step 3's label stack: the type of what the bottom entry carries, by
+    its first nibble, and where it starts."""
+    for _ in range(MAX_MPLS_LABELS):
+        if end - pos < 4:
+            raise Stop("truncated_l2")
+        bottom, pos = frame[pos + 2] & 1, pos + 4
+        if bottom:
+            if end - pos < 1:
+                raise Stop("truncated_l3")
+            version = frame[pos] >> 4
+            if version == 4:
+                return ETH_IPV4, pos
+            if version == 6:
+                return ETH_IPV6, pos
+            raise Stop("mpls_payload")
+    raise Stop("mpls_depth")
 
 
 def ports(frame, proto, l4, end):
@@ -234,7 +257,8 @@ def fallback_of(stop):
     """Step 5: the fallback reason of an inner parse's pass reason."""
     if stop.reason in ("truncated_l2", "truncated_l3", "truncated_l4", "headers_in_frags"):
         return "truncated"
-    if stop.reason == "vlan_depth" or (stop.reason == "ipv6_ext_headers" and stop.limit):
+    if stop.reason in ("vlan_depth", "mpls_depth", "mpls_payload") or \
+            (stop.reason == "ipv6_ext_headers" and stop.limit):
         return "unsupported"
     return "malformed"
 

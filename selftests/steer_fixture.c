@@ -416,8 +416,8 @@ size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *fram
 
 /* ---- frames the program must survive ---- */
 
-const __u16 fixture_random_types[8] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x9200,
-					    0x8864 };
+const __u16 fixture_random_types[9] = { 0, 0x0800, 0x86dd, 0x8100, 0x88a8, 0x9100, 0x9200,
+					    0x8864, 0x8847 };
 
 static void put_be16(__u8 *p, __u16 v)
 {
@@ -467,6 +467,8 @@ void fixture_cut_specs(struct pkt_spec *specs)
 	pkt_spec_init(&specs[8], 4, IPPROTO_TCP);
 	fixture_add_vlan(&specs[8], 0x88a8, 7);
 	specs[8].pppoe = true;
+	pkt_spec_init(&specs[9], 6, IPPROTO_TCP);
+	specs[9].nmpls = 3;
 }
 
 /* ---- multi-buffer frames ---- */

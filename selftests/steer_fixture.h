@@ -204,8 +204,10 @@ size_t fixture_build_length_case(const struct fixture_length_case *c, __u8 *fram
 
 /* ---- frames the program must survive ---- */
 
-/* Any type (0), IPv4, IPv6, the four VLAN TPIDs and PPPoE's session stage. */
-extern const __u16 fixture_random_types[8];
+/* Any type (0), IPv4, IPv6, the four VLAN TPIDs, PPPoE's session stage
+ * and MPLS.
+ */
+extern const __u16 fixture_random_types[9];
 
 /* Random bytes sent down the parser of `type` (0: any): as drawn (kind
  * 0), with the IP version right (kind 1), or with the IP length field
@@ -215,10 +217,10 @@ extern const __u16 fixture_random_types[8];
 void fixture_random_frame(__u8 *frame, size_t len, __u16 type, int kind);
 
 /* FIXTURE_NCUT_SPECS frames of every layer the parser walks, for cutting short:
- * tags, a PPPoE session, IPv4 options, IPv6 extension headers,
+ * tags, a PPPoE session, MPLS labels, IPv4 options, IPv6 extension headers,
  * fragments, protocols with and without ports.
  */
-#define FIXTURE_NCUT_SPECS 9
+#define FIXTURE_NCUT_SPECS 10
 
 void fixture_cut_specs(struct pkt_spec *specs);
 

@@ -263,6 +263,8 @@ static void test_counts_are_the_samples(void)
 	s->rx[1].seen_vlan = 2;
 	s->rx[0].seen_pppoe = 4;
 	s->rx[1].seen_pppoe = 3;
+	s->rx[0].seen_mpls = 5;
+	s->rx[1].passed[CPUSTEER_PASS_MPLS_PAYLOAD] = 6;
 	s->redirected[0 * NCPUS + 1] = 60;	/* CPU 0 to CPU 1 */
 	s->redirected[1 * NCPUS + 1] = 8;
 	s->redirected[0 * NCPUS + 0] = 37;
@@ -289,6 +291,8 @@ static void test_counts_are_the_samples(void)
 	ASSERT_LINE(text, "cpusteer_vlan_packets_total{" L "} 2");
 	ASSERT_LINE(text, "cpusteer_l3_only_packets_total{" L "} 0");
 	ASSERT_LINE(text, "cpusteer_pppoe_packets_total{" L "} 7");
+	ASSERT_LINE(text, "cpusteer_mpls_packets_total{" L "} 5");
+	ASSERT_LINE(text, "cpusteer_passed_packets_total{" L ",reason=\"mpls_payload\"} 6");
 	ASSERT_LINE(text, "cpusteer_cpumap_enqueued_packets_total{" L ",cpu=\"1\"} 68");
 	ASSERT_LINE(text, "cpusteer_cpumap_enqueue_dropped_packets_total{" L ",cpu=\"1\"} 2");
 	ASSERT_LINE(text, "cpusteer_cpumap_kthread_packets_total{" L ",cpu=\"1\"} 66");

@@ -126,6 +126,14 @@ static bool send_to_be_passed(struct fixture *e, __u32 reason)
 		len = fixture_build(&s, frame);
 		r = fixture_run_frame_how(e, frame, len, (struct fixture_run_how){ .linear = ETH_HLEN + 20 });
 		return sent(&r, "IPv6 header on in a fragment");
+	case CPUSTEER_PASS_MPLS_DEPTH:
+		pkt_spec_init(&s, 4, IPPROTO_UDP);
+		s.nmpls = CPUSTEER_MAX_MPLS_LABELS + 1;
+		return send_spec(e, &s, "9 labels");
+	case CPUSTEER_PASS_MPLS_PAYLOAD:
+		pkt_spec_init(&s, 0, 0);
+		s.nmpls = 1;
+		return send_spec(e, &s, "a control word below the label");
 	default:
 		printf("#   no frame here is passed as %s\n", pass_reason_name(reason));
 		tu_failures++;
@@ -183,6 +191,16 @@ static bool send_pppoe_flow(struct fixture *e, __u32 index)
 	pkt_spec_init(&s, 6, IPPROTO_TCP);
 	s.pppoe = true;
 	return send_spec(e, &s, "PPPoE flow");
+}
+
+static bool send_mpls_flow(struct fixture *e, __u32 index)
+{
+	struct pkt_spec s;
+
+	(void)index;
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	s.nmpls = 2;
+	return send_spec(e, &s, "MPLS flow");
 }
 
 static bool send_icmp(struct fixture *e, __u32 index)
@@ -303,6 +321,7 @@ static const struct mover movers[] = {
 	{ "seen_vlan", 0, .make = send_tagged_flow },
 	{ "seen_l3_only", 0, .make = send_icmp },
 	{ "seen_pppoe", 0, .make = send_pppoe_flow },
+	{ "seen_mpls", 0, .make = send_mpls_flow },
 };
 
 static bool same_string(const char *a, const char *b)

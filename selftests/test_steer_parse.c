@@ -197,6 +197,82 @@ static void pppoe_without_ip_passes_as_non_ip(void)
 	fixture_stop(&e);
 }
 
+/* ---- MPLS ---- */
+
+/* IPv4 and IPv6 below one to eight labels, entropy labels among them,
+ * behind 0 to 2 tags: the labels never reach the hash, and each frame is
+ * counted as MPLS.
+ */
+static void mpls_stacks_land_like_bare_ip(void)
+{
+	struct fixture e;
+	struct pkt_spec s;
+	struct fixture_result plain, r;
+	struct fixture_counts n;
+	int fam, labels, i, frames = 0;
+	char what[64];
+
+	fixture_init(&e);
+	FIXTURE_START(&e);
+	for (fam = 4; fam <= 6; fam += 2) {
+		pkt_spec_init(&s, fam, IPPROTO_TCP);
+		plain = fixture_run_spec(&e, &s);
+		for (labels = 1; labels <= CPUSTEER_MAX_MPLS_LABELS; labels++) {
+			pkt_spec_init(&s, fam, IPPROTO_TCP);
+			fixture_add_vlan_stack(&s, labels % 3, labels);
+			s.nmpls = labels;
+			for (i = 0; i < labels; i++)	/* 7: the entropy label indicator */
+				s.mpls_label[i] = i % 2 ? 7 : 16000 + labels * 10 + i;
+			r = fixture_run_spec(&e, &s);
+			snprintf(what, sizeof(what), "IPv%d below %d labels", fam, labels);
+			fixture_expect_same_place(&plain, &r, what);
+			ASSERT_TRUE(fixture_same_key(&plain.d.key, &r.d.key), what);
+			frames++;
+		}
+	}
+	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
+	ASSERT_EQ(n.c.seen_mpls, frames, "seen_mpls");
+	fixture_stop(&e);
+}
+
+/* A stack without its bottom in eight labels is mpls_depth; below the
+ * bottom, a pseudowire control word or an Ethernet frame is mpls_payload,
+ * and nothing at all truncated_l3; a label cut short is truncated_l2.
+ */
+static void mpls_limits_pass_with_their_reason(void)
+{
+	struct fixture e;
+	struct pkt_spec s;
+	struct fixture_result r;
+	__u8 frame[FIXTURE_FRAME_CAP];
+	size_t len, l3;
+
+	fixture_init(&e);
+	FIXTURE_START(&e);
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	s.nmpls = CPUSTEER_MAX_MPLS_LABELS + 1;
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_MPLS_DEPTH, "nine labels");
+	pkt_spec_init(&s, 0, 0);
+	s.nmpls = 2;
+	r = fixture_run_spec(&e, &s);
+	fixture_expect_pass(&r, CPUSTEER_PASS_MPLS_PAYLOAD, "control word of zeros");
+	pkt_spec_init(&s, 6, IPPROTO_UDP);
+	s.nmpls = 1;
+	len = fixture_build(&s, frame);
+	l3 = pkt_l3_offset(&s);
+	frame[l3] = 0x02;	/* an Ethernet frame's locally administered MAC */
+	r = fixture_run_frame(&e, frame, len);
+	fixture_expect_pass(&r, CPUSTEER_PASS_MPLS_PAYLOAD, "Ethernet below the labels");
+	r = fixture_run_frame(&e, frame, l3);
+	fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L3, "nothing below the labels");
+	for (len = ETH_HLEN; len < l3; len++) {
+		r = fixture_run_frame(&e, frame, len);
+		fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L2, "label cut short");
+	}
+	fixture_stop(&e);
+}
+
 /* ---- IPv4 header ---- */
 
 static void ipv4_options_do_not_change_hash(void)
@@ -890,6 +966,8 @@ static const struct tu_test tests[] = {
 	TU_TEST(five_vlan_tags_pass_as_vlan_depth),
 	TU_TEST(pppoe_sessions_land_like_bare_ip),
 	TU_TEST(pppoe_without_ip_passes_as_non_ip),
+	TU_TEST(mpls_stacks_land_like_bare_ip),
+	TU_TEST(mpls_limits_pass_with_their_reason),
 	TU_TEST(ipv4_options_do_not_change_hash),
 	TU_TEST(ipv4_bad_ihl_or_version_passes_as_bad_l3),
 	TU_TEST(ipv4_truncated_header_passes),

@@ -445,6 +445,14 @@ static void add_whole_samples(struct sample_set *set)
 	s.ppp_proto = 0xc021;
 	add_spec_sample(set, &s, "LCP in PPPoE behind a tag");
 	pkt_spec_init(&s, 4, IPPROTO_TCP);
+	s.nmpls = 3;
+	add_spec_sample(set, &s, "IPv4 TCP below 3 labels");
+	s.nmpls = CPUSTEER_MAX_MPLS_LABELS + 1;
+	add_spec_sample(set, &s, "9 labels");
+	pkt_spec_init(&s, 0, 0);
+	s.nmpls = 1;
+	add_spec_sample(set, &s, "a control word below a label");
+	pkt_spec_init(&s, 4, IPPROTO_TCP);
 	s.ipv4_options_len = 40;
 	add_spec_sample(set, &s, "IPv4 TCP, IHL 15");
 	s.fragment = true;

@@ -57,6 +57,10 @@ const struct counter_desc counter_descs[] = {
 	  .help = "packets that carried a whole PPPoE session header, whatever became of them",
 	  .json_key = "seen_pppoe", .json_total_key = "seen_pppoe", .status = "seen pppoe",
 	  .metric = "pppoe" },
+	{ FIELD(seen_mpls), .n = 1, .group = COUNTER_NOTE, .unit = "packets",
+	  .help = "packets that carried a whole MPLS label stack entry, whatever became of them",
+	  .json_key = "seen_mpls", .json_total_key = "seen_mpls", .status = "seen mpls",
+	  .metric = "mpls" },
 };
 
 const size_t ncounter_descs = sizeof(counter_descs) / sizeof(counter_descs[0]);

@@ -17,6 +17,8 @@ static const char *const pass_reasons[CPUSTEER_PASS_REASONS] = {
 	[CPUSTEER_PASS_VLAN_DEPTH] = "vlan_depth",
 	[CPUSTEER_PASS_BAD_LENGTH] = "bad_ip_length",
 	[CPUSTEER_PASS_HEADERS_IN_FRAGS] = "headers_in_frags",
+	[CPUSTEER_PASS_MPLS_DEPTH] = "mpls_depth",
+	[CPUSTEER_PASS_MPLS_PAYLOAD] = "mpls_payload",
 };
 
 static const char *const errors[CPUSTEER_ERRORS] = {

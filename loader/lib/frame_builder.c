@@ -217,8 +217,8 @@ static void write_pppoe(const struct pkt_spec *s, __u8 *p, size_t dgram_len)
 
 size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 {
-	size_t need = ETH_HLEN + 4 * PKT_MAX_VLANS + PKT_PPPOE_LEN + 60 +
-		      8 * (PKT_MAX_EXT + 1) + 20 + s->payload_len, off = 12, l3, len;
+	size_t need = pkt_l3_offset(s) + 60 + 8 * (PKT_MAX_EXT + 1) + 20 + s->payload_len,
+	       off = 12, l3, len;
 	bool l4_header = has_ports(s->proto) && !(s->fragment && s->frag_offset);
 	__u16 ethertype;
 	int i;
@@ -232,7 +232,10 @@ size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 		put16(buf + off + 2, s->vlan_tci[i]);
 	}
 	ethertype = s->family == 4 ? 0x0800 : s->family == 6 ? 0x86dd : s->ethertype;
-	put16(buf + off, s->pppoe ? 0x8864 : ethertype);
+	put16(buf + off, s->pppoe ? 0x8864 : s->nmpls ? 0x8847 : ethertype);
+	for (i = 0; i < s->nmpls; i++)
+		put32(buf + off + 2 + 4 * i, s->mpls_label[i] << 12 |
+					     (i == s->nmpls - 1 ? 0x100 : 0) | 64);
 	l3 = pkt_l3_offset(s);
 	if (s->family == 4) {
 		len = write_ipv4(s, buf + l3, l4_header);
@@ -249,7 +252,7 @@ size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 
 size_t pkt_l3_offset(const struct pkt_spec *s)
 {
-	return ETH_HLEN + 4 * s->nvlan + (s->pppoe ? PKT_PPPOE_LEN : 0);
+	return ETH_HLEN + 4 * s->nvlan + (s->pppoe ? PKT_PPPOE_LEN : 0) + 4 * s->nmpls;
 }
 
 void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len)

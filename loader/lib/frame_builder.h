@@ -15,6 +15,7 @@
 #define PKT_MAX_VLANS (CPUSTEER_MAX_VLAN_TAGS + 1)	/* one more than the program accepts */
 #define PKT_MAX_EXT 10		/* two more than the program walks */
 #define PKT_PPPOE_LEN 8		/* PPPoE session header and PPP protocol */
+#define PKT_MAX_MPLS (CPUSTEER_MAX_MPLS_LABELS + 1)	/* one more than the program walks */
 
 struct pkt_spec {
 	__u8 dst_mac[6], src_mac[6];
@@ -28,6 +29,11 @@ struct pkt_spec {
 	bool pppoe;
 	__u16 pppoe_session;
 	__u16 ppp_proto;
+	/* An MPLS label stack after the tags (EtherType 0x8847), outermost
+	 * first; the last entry gets the bottom-of-stack bit.
+	 */
+	int nmpls;
+	__u32 mpls_label[PKT_MAX_MPLS];
 	__u16 ethertype;	/* set for non-IP frames (family 0) */
 	int family;		/* 4, 6, or 0 for a non-IP frame */
 	__u8 saddr[16], daddr[16];	/* IPv4 in the first 4 bytes */
