@@ -105,6 +105,18 @@ static void five_vlan_tags_pass_as_vlan_depth(void)
 
 /* ---- PPPoE ---- */
 
+/* The frame of `s` lands where `plain` did, hashed on the same flow key:
+ * what wraps the datagram never reaches the hash.
+ */
+static void expect_lands_with_the_same_key(struct fixture *e, const struct fixture_result *plain,
+					   const struct pkt_spec *s, const char *what)
+{
+	struct fixture_result r = fixture_run_spec(e, s);
+
+	fixture_expect_same_place(plain, &r, what);
+	ASSERT_TRUE(fixture_same_key(&plain->d.key, &r.d.key), what);
+}
+
 /* IPv4 and IPv6 in a PPPoE session, behind stacks of 0 to 4 tags: the
  * session header never reaches the hash, and each frame is counted as
  * PPPoE.
@@ -113,7 +125,7 @@ static void pppoe_sessions_land_like_bare_ip(void)
 {
 	struct fixture e;
 	struct pkt_spec s;
-	struct fixture_result plain, r;
+	struct fixture_result plain;
 	struct fixture_counts n;
 	int fam, depth, frames = 0;
 	char what[64];
@@ -129,10 +141,8 @@ static void pppoe_sessions_land_like_bare_ip(void)
 			fixture_add_vlan_stack(&s, depth, depth);
 			s.pppoe = true;
 			s.pppoe_session = 0x1234 + depth;
-			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "IPv%d in PPPoE behind %d tags", fam, depth);
-			fixture_expect_same_place(&plain, &r, what);
-			ASSERT_TRUE(fixture_same_key(&plain.d.key, &r.d.key), what);
+			expect_lands_with_the_same_key(&e, &plain, &s, what);
 			frames++;
 		}
 	}
@@ -207,7 +217,7 @@ static void mpls_stacks_land_like_bare_ip(void)
 {
 	struct fixture e;
 	struct pkt_spec s;
-	struct fixture_result plain, r;
+	struct fixture_result plain;
 	struct fixture_counts n;
 	int fam, labels, i, frames = 0;
 	char what[64];
@@ -223,10 +233,8 @@ static void mpls_stacks_land_like_bare_ip(void)
 			s.nmpls = labels;
 			for (i = 0; i < labels; i++)	/* 7: the entropy label indicator */
 				s.mpls_label[i] = i % 2 ? 7 : 16000 + labels * 10 + i;
-			r = fixture_run_spec(&e, &s);
 			snprintf(what, sizeof(what), "IPv%d below %d labels", fam, labels);
-			fixture_expect_same_place(&plain, &r, what);
-			ASSERT_TRUE(fixture_same_key(&plain.d.key, &r.d.key), what);
+			expect_lands_with_the_same_key(&e, &plain, &s, what);
 			frames++;
 		}
 	}
