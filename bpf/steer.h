@@ -381,9 +381,10 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 	if (parse_ethernet_header(&fr, fr.data, &l3, &proto, &reason) != PARSE_FLOW)
 		return pass_for(&pk, reason);
 	/* Untagged IP, the common case, reaches its parser in one compare
-	 * (IPv4) or two (IPv6); tagged frames come back to the same tests
-	 * after their tags. Written with labels, since clang would otherwise
-	 * test the type again after the tags' branch rejoins.
+	 * (IPv4) or two (IPv6); frames with tags, a PPPoE session or labels
+	 * come to the same tests after them. Written with labels, since
+	 * clang would otherwise test the type again where the branches
+	 * rejoin.
 	 */
 	if (proto == bpf_htons(ETH_P_IP))
 		goto ipv4;
@@ -395,10 +396,6 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 			pk.cnt->seen_vlan++;
 		if (st != PARSE_FLOW)
 			return pass_for(&pk, reason);
-		if (proto == bpf_htons(ETH_P_IP))
-			goto ipv4;
-		if (proto == bpf_htons(ETH_P_IPV6))
-			goto ipv6;
 	}
 	if (proto == bpf_htons(ETH_P_PPP_SES)) {
 		st = parse_pppoe(&fr, l3, &f, &l3, &proto, &reason);
@@ -406,20 +403,17 @@ static __always_inline int parse_and_steer(struct xdp_md *ctx, struct cpusteer_c
 			pk.cnt->seen_pppoe++;
 		if (st != PARSE_FLOW)
 			return pass_for(&pk, reason);
-		if (proto == bpf_htons(ETH_P_IP))
-			goto ipv4;
-		if (proto == bpf_htons(ETH_P_IPV6))
-			goto ipv6;
 	} else if (is_mpls(proto)) {
 		st = parse_mpls(&fr, l3, &f, &l3, &proto, &reason);
 		if (f.notes & FLOW_MPLS)
 			pk.cnt->seen_mpls++;
 		if (st != PARSE_FLOW)
 			return pass_for(&pk, reason);
-		if (proto == bpf_htons(ETH_P_IP))
-			goto ipv4;
-		goto ipv6;
 	}
+	if (proto == bpf_htons(ETH_P_IP))
+		goto ipv4;
+	if (proto == bpf_htons(ETH_P_IPV6))
+		goto ipv6;
 	if (cfg->non_ip_cpu != CPUSTEER_NON_IP_PASS)
 		return redirect_to(&pk, 0, 0, cfg->non_ip_cpu);
 	return pass_for(&pk, CPUSTEER_PASS_NON_IP);
