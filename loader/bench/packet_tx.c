@@ -72,9 +72,11 @@ static int prepare(struct packet_tx *tx, int ifindex)
 		log_err("cannot generate on %s: out of memory", tx->label);
 		return -ENOMEM;
 	}
+	/* A raw socket's frames carry their own Ethernet header: the
+	 * address names only the device and the protocol.
+	 */
 	tx->to = (struct sockaddr_ll){ .sll_family = AF_PACKET, .sll_ifindex = ifindex,
-				       .sll_protocol = ethertype(tx->o), .sll_halen = 6 };
-	memcpy(tx->to.sll_addr, tx->t->data, 6);
+				       .sll_protocol = ethertype(tx->o) };
 	for (i = 0; i < PACKET_TX_BATCH; i++) {
 		memcpy(tx->frames + (size_t)i * len, tx->t->data, len);
 		tx->iov[i] = (struct iovec){ .iov_base = tx->frames + (size_t)i * len, .iov_len = len };
