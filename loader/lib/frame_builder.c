@@ -217,8 +217,8 @@ static void write_pppoe(const struct pkt_spec *s, __u8 *p, size_t dgram_len)
 
 size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 {
-	size_t need = pkt_l3_offset(s) + 60 + 8 * (PKT_MAX_EXT + 1) + 20 + s->payload_len,
-	       off = 12, l3, len;
+	size_t l3 = pkt_l3_offset(s), need = l3 + 60 + 8 * (PKT_MAX_EXT + 1) + 20 + s->payload_len,
+	       off = 12, len;
 	bool l4_header = has_ports(s->proto) && !(s->fragment && s->frag_offset);
 	__u16 ethertype;
 	int i;
@@ -236,7 +236,6 @@ size_t pkt_build(const struct pkt_spec *s, __u8 *buf, size_t cap)
 	for (i = 0; i < s->nmpls; i++)
 		put32(buf + off + 2 + 4 * i, s->mpls_label[i] << 12 |
 					     (i == s->nmpls - 1 ? 0x100 : 0) | 64);
-	l3 = pkt_l3_offset(s);
 	if (s->family == 4) {
 		len = write_ipv4(s, buf + l3, l4_header);
 	} else if (s->family == 6) {

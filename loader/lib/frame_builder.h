@@ -30,7 +30,8 @@ struct pkt_spec {
 	__u16 pppoe_session;
 	__u16 ppp_proto;
 	/* An MPLS label stack after the tags (EtherType 0x8847), outermost
-	 * first; the last entry gets the bottom-of-stack bit.
+	 * first; the last entry gets the bottom-of-stack bit. Not with
+	 * pppoe: the program reads no labels inside a session.
 	 */
 	int nmpls;
 	__u32 mpls_label[PKT_MAX_MPLS];
