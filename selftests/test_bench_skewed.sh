@@ -8,7 +8,7 @@
 #
 #   host namespace                    namespace csb<pid>
 #   csbA<pid> 10.201.0.1  --veth-->   csbB<pid> 10.201.0.2
-#   live-frames generator, CPU 0      cpusteer load --remote drop
+#   packet-socket generator, CPU 0    cpusteer load --remote drop
 #     4 elephants, 60% of frames        --bucket-stats --key KEY
 #                                     skewed-balance: cpusteer balance
 #                                       --interval 0.5 --json
@@ -22,8 +22,14 @@ JSON=$T_TMP/skewed.json
 OUT=$T_TMP/skewed.out
 BENCH_PID=
 
+# From a packet socket, as test_bench_threaded_napi sends: live-frames
+# test runs re-patch the kernel's XDP dispatcher while the cpumap threads
+# run --remote drop through it, which crashed 6.12 guests under QEMU
+# (README, Kernels). The balance and the shares do not depend on how the
+# frames are sent.
 test_skewed_runs() {
-	bench_to_end "$OUT" --scenario skewed --runs 1 --duration 2 --json "$JSON"
+	bench_to_end "$OUT" --scenario skewed --runs 1 --duration 2 --transmit packet-socket \
+		--json "$JSON"
 	grep -q '^skewed: 4 of the 1000 flows carry 60% of the frames; hash key [0-9a-f]\{32\}' "$OUT" ||
 		t_fail "no line naming the key bench chose"
 	grep -q '^  skewed-balance .* moved [0-9]* of 512 buckets' "$OUT" ||

@@ -21,6 +21,8 @@
 # steering program's rx_packets, vethA's tx statistics (a veth counts what
 # its peer's XDP took as its own tx_packets, and what it failed to pass on
 # as tx_dropped) and `ethtool -S` on both ends.
+#
+# Not in kernel runs: it drives the live-frames generator, whose test runs re-patch the XDP dispatcher while the receiver's cpumap threads run programs through it, which crashed 6.12 guests under QEMU (README, Kernels); what it counts at the receiver is the steering program the test_steer_* programs check there
 set -u
 # shellcheck source=selftests/lib_netns.sh
 . "$(dirname "$0")/lib_netns.sh"
