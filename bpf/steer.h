@@ -297,7 +297,7 @@ _Static_assert(!(CPUSTEER_INNER_FALLBACKS & INNER_FALLBACK_MASK),
  * the hash read it through a pointer per field.
  */
 static __always_inline void look_inside(struct packet *pk, const struct frame *fr,
-					struct tunnel_at *at, __u32 kind,
+					struct tunnel_at *at, __u32 kind, __u32 inner,
 					__u32 l4_off, __u32 l4_room)
 {
 	__u32 why;
@@ -306,11 +306,18 @@ static __always_inline void look_inside(struct packet *pk, const struct frame *f
 	__builtin_memset(at, 0, sizeof(*at));
 	at->outer = *pk->f;
 	at->kind = kind;
+	at->inner = inner;
 	at->l4_off = l4_off;
 	at->dgram_end = l4_off + l4_room;
 	parse_tunnel(fr->ctx, at);
 	why = at->why;
+	kind = at->kind;
 	pk->f = &at->flow;
+	/* A GRE header that names no enabled kind (gre_kind): the outer
+	 * flow, which at->flow then is, and no tunnel to count.
+	 */
+	if (kind >= CPUSTEER_TUNNELS)
+		return;
 	pk->tunnel = kind;
 	pk->outer = &at->outer;
 	pk->fallback = why;
@@ -347,7 +354,7 @@ static __always_inline int steer_parsed(const struct packet *pk,
 		l4_off = frame_offset(fr, l4->start);
 		kind = tunnel_kind(pk->f, cfg);
 		if (kind < CPUSTEER_TUNNELS) {
-			look_inside(&tunnelled, fr, &at, kind, l4_off, l4->room);
+			look_inside(&tunnelled, fr, &at, kind, cfg->inner, l4_off, l4->room);
 			return steer_flow(&tunnelled, cfg);
 		}
 	}

@@ -39,6 +39,24 @@
  * so does this, and steers those frames by the flow the stack will see.
  */
 #define GRE_UNREAD_FLAGS (0x4000 | 0x0007)
+/* ERSPAN rides in GRE, told apart by the GRE protocol. Type I has no
+ * header of its own: the mirrored frame follows a GRE header without a
+ * sequence number. Type II (0x88BE with one) has 8 octets of version 1;
+ * type III (0x22EB) 12 of version 2, whose frame type (octet 10) must be
+ * 0, Ethernet, and whose O bit (octet 11) adds an 8-octet platform
+ * subheader.
+ */
+#define ETH_P_ERSPAN 0x88BE
+#define ETH_P_ERSPAN3 0x22EB
+#define ERSPAN_VERSION(b) ((b) >> 4)
+#define ERSPAN2_VERSION 1
+#define ERSPAN2_HDR_LEN 8
+#define ERSPAN3_VERSION 2
+#define ERSPAN3_HDR_LEN 12
+#define ERSPAN3_FRAME_TYPE(b) (((b) >> 2) & 0x1f)
+#define ERSPAN3_SUBHEADER 0x01
+#define ERSPAN3_SUBHEADER_LEN 8
+#define GRE_CARRIED ((1u << CPUSTEER_TUNNEL_GRE) | (1u << CPUSTEER_TUNNEL_ERSPAN))
 
 static __always_inline __u32 udp_tunnel_kind(const struct flow *f,
 					     const struct cpusteer_config *cfg)
@@ -70,9 +88,10 @@ static __always_inline __u32 tunnel_kind(const struct flow *f, const struct cpus
 
 	if (f->proto == IPPROTO_UDP)
 		return udp_tunnel_kind(f, cfg);
+	/* GRE or ERSPAN: the GRE header says which (gre_kind). */
 	if (f->proto == IPPROTO_GRE)
-		kind = CPUSTEER_TUNNEL_GRE;
-	else if (f->proto == IPPROTO_IPIP)
+		return cfg->inner & GRE_CARRIED ? CPUSTEER_TUNNEL_GRE : CPUSTEER_TUNNELS;
+	if (f->proto == IPPROTO_IPIP)
 		kind = CPUSTEER_TUNNEL_IPIP;
 	else if (f->proto == IPPROTO_IPV6)
 		kind = CPUSTEER_TUNNEL_SIT;
@@ -90,7 +109,9 @@ struct tunnel_at {
 	struct flow flow;	/* parse_tunnel's: the inner flow, as far as it
 				 * was read, from zero; or when it cannot be
 				 * read, the outer one */
-	__u32 kind;		/* enum cpusteer_tunnel */
+	__u32 kind;		/* enum cpusteer_tunnel; parse_tunnel may make
+				 * GRE ERSPAN, or no tunnel (CPUSTEER_TUNNELS) */
+	__u32 inner;		/* the config's: the kinds enabled */
 	__u32 l4_off;		/* the outer transport header */
 	__u32 dgram_end;	/* where the outer datagram ends: the payload's end */
 	__u32 why;		/* parse_tunnel's: CPUSTEER_INNER_FALLBACKS, or
@@ -141,43 +162,95 @@ static __always_inline __u32 udp_tunnel_payload(const struct frame *fr, const st
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
+/* Which enabled kind protocol 47 is: ERSPAN for its protocols where
+ * --inner names erspan, GRE where it names gre, else none to look into.
+ */
+static __always_inline __u32 gre_kind(__be16 proto, __u32 inner)
+{
+	if ((proto == bpf_htons(ETH_P_ERSPAN) || proto == bpf_htons(ETH_P_ERSPAN3)) &&
+	    inner & (1u << CPUSTEER_TUNNEL_ERSPAN))
+		return CPUSTEER_TUNNEL_ERSPAN;
+	return inner & (1u << CPUSTEER_TUNNEL_GRE) ? CPUSTEER_TUNNEL_GRE : CPUSTEER_TUNNELS;
+}
+
+/* The ERSPAN header after a GRE header of `gre_len` octets; the mirrored
+ * frame is Ethernet after it.
+ */
+static __always_inline __u32 erspan_payload(const struct frame *fr, const struct l4_span *l4,
+					    __u32 gre_len, __u16 flags, __be16 proto,
+					    struct tunnel_payload *p)
+{
+	void *hdr = l4->start + gre_len;
+	__u32 len = 0;
+	__u8 *b = hdr;
+
+	if (proto == bpf_htons(ETH_P_ERSPAN3)) {
+		if (l4->room < gre_len + ERSPAN3_HDR_LEN || hdr + ERSPAN3_HDR_LEN > fr->end)
+			return CPUSTEER_INNER_TRUNCATED;
+		if (ERSPAN_VERSION(b[0]) != ERSPAN3_VERSION || ERSPAN3_FRAME_TYPE(b[10]))
+			return CPUSTEER_INNER_UNSUPPORTED;
+		len = ERSPAN3_HDR_LEN + (b[11] & ERSPAN3_SUBHEADER) * ERSPAN3_SUBHEADER_LEN;
+	} else if (flags & GRE_SEQ) {
+		if (l4->room < gre_len + ERSPAN2_HDR_LEN || hdr + ERSPAN2_HDR_LEN > fr->end)
+			return CPUSTEER_INNER_TRUNCATED;
+		if (ERSPAN_VERSION(b[0]) != ERSPAN2_VERSION)
+			return CPUSTEER_INNER_UNSUPPORTED;
+		len = ERSPAN2_HDR_LEN;
+	}
+	if (l4->room < gre_len + len)
+		return CPUSTEER_INNER_TRUNCATED;
+	p->proto = bpf_htons(ETH_P_TEB);
+	p->off = hdr + len - fr->data;
+	return CPUSTEER_INNER_FALLBACKS;
+}
+
 /* The optional fields are summed without branches: each flag adds four
- * octets, so the verifier sees one length in a range, not eight.
+ * octets, so the verifier sees one length in a range, not eight. The
+ * protocol is read first: it decides the kind (`kind`, GRE on entry),
+ * and none but an enabled kind's flags are judged.
  */
 static __always_inline __u32 gre_payload(const struct frame *fr, const struct l4_span *l4,
-					 struct tunnel_payload *p)
+					 __u32 inner, __u32 *kind, struct tunnel_payload *p)
 {
 	void *hdr = l4->start;
+	__be16 proto;
 	__u32 len;
 	__u16 flags;
 
 	if (l4->room < GRE_HDR_LEN || hdr + GRE_HDR_LEN > fr->end)
 		return CPUSTEER_INNER_TRUNCATED;
 	flags = bpf_ntohs(*(__be16 *)hdr);
+	proto = *(__be16 *)(hdr + 2);
+	*kind = gre_kind(proto, inner);
+	if (*kind == CPUSTEER_TUNNELS)
+		return CPUSTEER_INNER_UNSUPPORTED;	/* not looked into at all */
 	if (flags & GRE_UNREAD_FLAGS)
 		return CPUSTEER_INNER_UNSUPPORTED;
 	len = GRE_HDR_LEN + 4 * (!!(flags & GRE_CSUM) + !!(flags & GRE_KEY) +
 				 !!(flags & GRE_SEQ));
 	if (l4->room < len)
 		return CPUSTEER_INNER_TRUNCATED;
-	p->proto = *(__be16 *)(hdr + 2);
+	if (*kind == CPUSTEER_TUNNEL_ERSPAN)
+		return erspan_payload(fr, l4, len, flags, proto, p);
+	p->proto = proto;
 	p->off = hdr + len - fr->data;
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
-/* Where the payload of a tunnel of `kind` starts and what it is, from its
- * outer transport header. Returns CPUSTEER_INNER_FALLBACKS, or why the
+/* Where the payload of a tunnel of `*kind` starts and what it is, from
+ * its outer transport header; a GRE header may make `*kind` ERSPAN, or
+ * none (gre_payload). Returns CPUSTEER_INNER_FALLBACKS, or why the
  * tunnel header cannot be read.
  */
 static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct l4_span *l4,
-					    __u32 kind, struct tunnel_payload *p)
+					    __u32 inner, __u32 *kind, struct tunnel_payload *p)
 {
-	if (kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE)
-		return udp_tunnel_payload(fr, l4, kind, p);
-	if (kind == CPUSTEER_TUNNEL_GRE)
-		return gre_payload(fr, l4, p);
+	if (*kind == CPUSTEER_TUNNEL_VXLAN || *kind == CPUSTEER_TUNNEL_GENEVE)
+		return udp_tunnel_payload(fr, l4, *kind, p);
+	if (*kind == CPUSTEER_TUNNEL_GRE)
+		return gre_payload(fr, l4, inner, kind, p);
 	p->off = l4->start - fr->data;
-	p->proto = bpf_htons(kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
+	p->proto = bpf_htons(*kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
@@ -262,7 +335,7 @@ __noinline int parse_tunnel(struct xdp_md *ctx, struct tunnel_at *at)
 	} else {
 		l4.start = fr.data + at->l4_off;
 		l4.room = at->dgram_end - at->l4_off;
-		why = tunnel_payload(&fr, &l4, at->kind, &payload);
+		why = tunnel_payload(&fr, &l4, at->inner, &at->kind, &payload);
 	}
 	if (why == CPUSTEER_INNER_FALLBACKS) {
 		fr = tunnel_frame_of(ctx, at->dgram_end);

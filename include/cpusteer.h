@@ -52,6 +52,8 @@ enum cpusteer_tunnel {
 	CPUSTEER_TUNNEL_GRE,		/* IP protocol 47, RFC 2784/2890 */
 	CPUSTEER_TUNNEL_IPIP,		/* IP protocol 4: IPv4 in IPv4 or IPv6 */
 	CPUSTEER_TUNNEL_SIT,		/* IP protocol 41: IPv6 in IPv4 or IPv6 */
+	CPUSTEER_TUNNEL_ERSPAN,		/* GRE protocol 0x88BE or 0x22EB: a
+					 * mirrored Ethernet frame */
 	CPUSTEER_TUNNELS		/* also: not a tunnel, in a decision */
 };
 
@@ -304,9 +306,10 @@ enum cpusteer_kthread_policy {
  * key words are stored folded; 10: the record holds the cpumap kthreads'
  * scheduling (kthread_policy, kthread_priority); 11: the counters hold
  * seen_pppoe and seen_mpls, and two more pass reasons (mpls_depth,
- * mpls_payload).
+ * mpls_payload); 12: a sixth tunnel kind, erspan, in the config's
+ * `inner` and the counters.
  */
-#define CPUSTEER_STATE_VERSION 11
+#define CPUSTEER_STATE_VERSION 12
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -3,7 +3,7 @@
 
 Generates frames from their structure (VLAN tags, IPv4 options and
 fragments, IPv6 extension headers, TCP/UDP/SCTP and other protocols,
-VXLAN, GENEVE, GRE, IPIP and SIT tunnels with Ethernet, IP or other
+VXLAN, GENEVE, GRE, IPIP, SIT and ERSPAN tunnels with Ethernet, IP or other
 payloads), then mutates their bytes (IP length fields, padding and
 trailing bytes, cuts, EtherTypes, flag bits, random bytes). Every frame
 goes through the kernel program (`cpusteer classify --json`, under several
@@ -44,7 +44,7 @@ KEYS = ("000102030405060708090a0b0c0d0e0f", "f00dfeed0123456789abcdef13579bdf")
 CONFIGS = (
     ("inner-all", "0-1", ["--key", KEYS[0], "--inner", "all", "--buckets", "509"]),
     ("inner-some-symmetric-siphash13", "1",
-     ["--key", KEYS[1], "--inner", "vxlan:8472,geneve,gre,ipip", "--non-ip", "cpu:1",
+     ["--key", KEYS[1], "--inner", "vxlan:8472,geneve,ipip,erspan", "--non-ip", "cpu:1",
       "--symmetric", "--hash", "siphash13", "--buckets", "64"]),
     ("no-inner", "0-1", ["--key", KEYS[1], "--non-ip", "cpu:0"]),
 )
@@ -208,7 +208,7 @@ class Generator:
 
     def transport(self, family, depth):
         """(protocol, its bytes): plain, or a tunnel while depth allows."""
-        tunnels = ("vxlan", "geneve", "gre", "ipip", "sit") if depth < 2 else ()
+        tunnels = ("vxlan", "geneve", "gre", "ipip", "sit", "erspan") if depth < 2 else ()
         pick = self.r.random()
         if tunnels and pick < (0.5 if depth == 0 else 0.1):
             return self.tunnel(self.r.choice(tunnels), depth + 1)
@@ -269,9 +269,37 @@ class Generator:
             inner = payload.wrapped(be16(flags) + be16(ptype) + self.rbytes(4 * fields))
             inner.tunnels.append((0, kind))
             return 47, inner
+        if kind == "erspan":
+            return 47, self.erspan(depth)
         if kind == "ipip":
             return 4, self.ipv4(depth) if self.chance(0.9) else self.ipv6(depth)
         return 41, self.ipv6(depth) if self.chance(0.9) else self.ipv4(depth)
+
+    def erspan(self, depth):
+        """GRE around ERSPAN type I, II or III, mostly well formed."""
+        erspan_type = self.r.choice((1, 2, 2, 3, 3))
+        flags = self.r.choice((0, 0x2000, 0x8000)) | (0 if erspan_type == 1 else 0x1000)
+        if self.chance(0.1):
+            flags ^= self.r.choice((0x1000, 0x4000, 0x0001, 0x00F8))
+        if erspan_type == 1:
+            hdr = b""
+        elif erspan_type == 2:
+            version = 1 if self.chance(0.9) else self.r.getrandbits(4)
+            hdr = bytes([version << 4 | self.r.getrandbits(4)]) + self.rbytes(7)
+        else:
+            version = 2 if self.chance(0.9) else self.r.getrandbits(4)
+            frame_type = 0 if self.chance(0.85) else self.r.choice((2, 1, 31))
+            subheader = self.r.getrandbits(1)
+            hdr = bytes([version << 4 | self.r.getrandbits(4)]) + self.rbytes(9) + \
+                bytes([self.r.getrandbits(1) << 7 | frame_type << 2 | self.r.getrandbits(2),
+                       self.r.getrandbits(7) << 1 | subheader]) + self.rbytes(8 * subheader)
+        fields = sum(1 for bit in (0x8000, 0x2000, 0x1000) if flags & bit)
+        inner = self.ethernet(depth).wrapped(hdr)
+        inner.tunnels.append((0, "erspan"))
+        inner = inner.wrapped(be16(flags) + be16(0x22EB if erspan_type == 3 else 0x88BE) +
+                              self.rbytes(4 * fields))
+        inner.tunnels.append((0, "gre"))
+        return inner
 
     def udp_head(self, dport, inner):
         return be16(self.r.getrandbits(16)) + be16(dport) + be16(8 + len(inner.data)) + b"\0\0"
@@ -409,7 +437,7 @@ def outcome_name(row):
 # tunnel kind steered by its inner flow and falling back for each reason.
 COVERAGE = ["redirect", "non_ip", "truncated_l2", "truncated_l3", "truncated_l4", "bad_l3",
             "bad_ip_length", "ipv6_ext_headers", "vlan_depth", "mpls_depth", "mpls_payload"] + \
-    ["%s %s" % (kind, why) for kind in ("vxlan", "geneve", "gre", "ipip", "sit")
+    ["%s %s" % (kind, why) for kind in ("vxlan", "geneve", "gre", "ipip", "sit", "erspan")
      for why in ("inner", "truncated", "unsupported", "malformed")
      if (kind, why) not in (("ipip", "unsupported"), ("sit", "unsupported"))] + \
     ["%s outer_fragment" % kind for kind in ("gre", "ipip", "sit")]

@@ -43,6 +43,7 @@ MAX_EXT_HEADERS = 8
 MAX_VLAN_TAGS = 4
 UDP_TUNNELS = ("vxlan", "geneve")
 IP_TUNNELS = {47: "gre", 4: "ipip", 41: "sit"}
+ERSPAN_TYPES = (0x88BE, 0x22EB)     # GRE protocols: types I and II, type III
 DEFAULT_PORTS = {"vxlan": 4789, "geneve": 6081}
 PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}
 
@@ -85,7 +86,8 @@ class Config:
         self.udp_ports, self.ip_tunnels = {}, set()
         for item in ([] if inner == "none" else inner.split(",")):
             kind, _, port = item.partition(":")
-            kinds = list(DEFAULT_PORTS) + list(IP_TUNNELS.values()) if kind == "all" else [kind]
+            kinds = list(DEFAULT_PORTS) + list(IP_TUNNELS.values()) + ["erspan"] \
+                if kind == "all" else [kind]
             for k in kinds:
                 if k in UDP_TUNNELS:
                     self.udp_ports[int(port) if port else DEFAULT_PORTS[k]] = k
@@ -214,11 +216,44 @@ def network(frame, etype, l3, end):
 
 # ---- section 2: tunnels ----
 
-def tunnel_kind(d, cfg):
+def tunnel_kind(frame, d, cfg):
     if d.flow.proto == 17:
         return cfg.udp_ports.get(d.flow.dport)  # a fragment's ports are 0: no tunnel
     kind = IP_TUNNELS.get(d.flow.proto)
+    if kind == "gre":
+        return gre_kind(frame, d, cfg)
     return kind if kind in cfg.ip_tunnels else None
+
+
+def gre_kind(frame, d, cfg):
+    """Protocol 47 is ERSPAN or GRE by the GRE protocol field; a fragment,
+    or a header too short to hold the field, is GRE."""
+    if not cfg.ip_tunnels & {"gre", "erspan"}:
+        return None
+    if d.fragment or d.end - d.l4 < 4:
+        return "gre"
+    if be16(frame, d.l4 + 2) in ERSPAN_TYPES and "erspan" in cfg.ip_tunnels:
+        return "erspan"
+    return "gre" if "gre" in cfg.ip_tunnels else None
+
+
+def erspan_header(frame, hdr, room, ptype, sequenced):
+    """The length of the ERSPAN header at hdr, room octets left before
+    the datagram ends: none for type I (no sequence number), 8 for type II,
+    12 for type III and 8 more with its O bit."""
+    if ptype == 0x22EB:
+        if room < 12:
+            raise Stop("truncated")
+        if frame[hdr] >> 4 != 2 or (frame[hdr + 10] >> 2) & 0x1F:
+            raise Stop("unsupported")
+        return 12 + 8 * (frame[hdr + 11] & 1)
+    if not sequenced:
+        return 0
+    if room < 8:
+        raise Stop("truncated")
+    if frame[hdr] >> 4 != 1:
+        raise Stop("unsupported")
+    return 8
 
 
 def tunnel_payload(frame, d, kind):
@@ -240,16 +275,21 @@ def tunnel_payload(frame, d, kind):
         if room < 8 + length:
             raise Stop("truncated")
         return be16(frame, hdr + 2), hdr + length
-    if kind == "gre":
+    if kind in ("gre", "erspan"):
         if room < 4:
             raise Stop("truncated")
-        flags = be16(frame, d.l4)
+        flags, ptype = be16(frame, d.l4), be16(frame, d.l4 + 2)
         if flags & 0x4000 or flags & 0x0007:    # routing, or a version
             raise Stop("unsupported")
         length = 4 + 4 * sum(1 for bit in (0x8000, 0x2000, 0x1000) if flags & bit)
         if room < length:
             raise Stop("truncated")
-        return be16(frame, d.l4 + 2), d.l4 + length
+        if kind == "gre":
+            return ptype, d.l4 + length
+        length += erspan_header(frame, d.l4 + length, room - length, ptype, flags & 0x1000)
+        if room < length:
+            raise Stop("truncated")
+        return ETH_TEB, d.l4 + length
     return (ETH_IPV4 if kind == "ipip" else ETH_IPV6), d.l4
 
 
@@ -305,7 +345,7 @@ def decide(frame, cfg):
         else:
             out.update(verdict="redirect", cpu=cfg.non_ip_cpu)
         return out
-    flow, kind = d.flow, tunnel_kind(d, cfg)
+    flow, kind = d.flow, tunnel_kind(frame, d, cfg)
     if kind:
         out.update(tunnel=kind, outer=d.flow)
         try:

@@ -10,17 +10,19 @@
 #   udp_flows send: 64 inner flows          cpusteer load --inner all --cpus 0-1
 #   tcpdump on vethA: the outer frames      udp_flows recv: SO_INCOMING_CPU per flow
 #
-# VXLAN is given one UDP source port, as many senders do; GRE, IPIP and
-# SIT have no ports at all; GENEVE picks its source port from the inner
-# flow (Linux's way), so there the outer header is not shared. A tunnel
-# kind this kernel cannot create is skipped with what `ip link add` said.
+# VXLAN is given one UDP source port, as many senders do; GRE, IPIP, SIT
+# and ERSPAN have no ports at all; GENEVE picks its source port from the
+# inner flow (Linux's way), so there the outer header is not shared.
+# ERSPAN runs as type II (erspan) and type III (erspan3), both of which
+# cpusteer names erspan. A tunnel kind this kernel cannot create is
+# skipped with what `ip link add` said.
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
 FLOWS=64
 PER_FLOW=4
 TUN=cstun$$
-KINDS="vxlan geneve gre ipip sit"
+KINDS="vxlan geneve gre ipip sit erspan erspan3"
 
 t_plan $(for k in $KINDS; do echo "netns_tunnel_$k"; done)
 netns_setup || t_abort "setup: $NETNS_WHY"
@@ -31,6 +33,8 @@ tunnel_args() {	# KIND LOCAL REMOTE
 	case $1 in
 	vxlan) echo "type vxlan id 42 local $2 remote $3 dstport 4789 srcport 40000 40001" ;;
 	geneve) echo "type geneve id 42 remote $3" ;;
+	erspan) echo "type erspan local $2 remote $3 seq key 10 erspan_ver 1 erspan 123" ;;
+	erspan3) echo "type erspan local $2 remote $3 seq key 10 erspan_ver 2 erspan_dir ingress erspan_hwid 7" ;;
 	*) echo "type $1 local $2 remote $3" ;;
 	esac
 }
@@ -59,11 +63,11 @@ tunnel_up() {	# KIND
 	for ns in "$NSA" "$NSB"; do
 		ip -n "$ns" link set "$TUN" up || return 1
 	done
-	# Over VXLAN and GENEVE the inner addresses need ARP, and a neighbour
-	# being resolved holds only a few datagrams: the first round of 64
-	# flows would lose some. Static entries, as an overlay's control
+	# Over VXLAN, GENEVE and ERSPAN the inner addresses need ARP, and a
+	# neighbour being resolved holds only a few datagrams: the first round
+	# of 64 flows would lose some. Static entries, as an overlay's control
 	# plane would install them.
-	if [ "$kind" = vxlan ] || [ "$kind" = geneve ]; then
+	if [ "$kind" != gre ] && [ "$kind" != ipip ] && [ "$kind" != sit ]; then
 		ip -n "$NSA" neigh replace 10.201.0.2 dev "$TUN" \
 			lladdr "$(ip -n "$NSB" -j link show "$TUN" | jq -r '.[0].address')" || return 1
 		ip -n "$NSB" neigh replace 10.201.0.1 dev "$TUN" \
@@ -116,8 +120,13 @@ stop_capture() {	# PCAP N
 	wait "$CAPTURE_PID" 2>/dev/null
 }
 
+# The name cpusteer gives the tunnel a KINDS entry makes.
+cpusteer_kind() {	# KIND
+	echo "${1%3}"
+}
+
 inner_steered() {	# KIND
-	cs status "$VB" --json | jq -r ".instances[0].inner_steered.$1"
+	cs status "$VB" --json | jq -r ".instances[0].inner_steered.$(cpusteer_kind "$1")"
 }
 
 check_tunnel() {	# KIND
@@ -152,7 +161,7 @@ check_tunnel() {	# KIND
 	fi
 	# The flows' datagrams, as classify saw them inside the tunnel: each
 	# flow on one CPU ("sport dport cpu", once per flow).
-	jq -c --arg k "$kind" '.packets[] | select(.tunnel == $k and .inner_fallback == null
+	jq -c --arg k "$(cpusteer_kind "$kind")" '.packets[] | select(.tunnel == $k and .inner_fallback == null
 		and .flow.proto == "udp" and .flow.dport >= 22000 and .flow.dport < 22064)' \
 		"$json" >"$json.flows"
 	jq -r '"\(.flow.sport) \(.flow.dport) \(.cpu)"' "$json.flows" | sort -u >"$want"

@@ -46,7 +46,17 @@ static const struct tunnel_case cases[] = {
 	{ "ipv4 in IPv6", { .kind = CPUSTEER_TUNNEL_IPIP }, 6, 4 },
 	{ "sit", { .kind = CPUSTEER_TUNNEL_SIT }, 4, 6 },
 	{ "ipv6 in IPv6", { .kind = CPUSTEER_TUNNEL_SIT }, 6, 6 },
+	{ "erspan type II", { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 2, .vni = 300 }, 4, 0 },
+	{ "erspan type III", { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 3 }, 4, 0 },
+	{ "erspan type III with subheader and key, in IPv6",
+	  { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 3, .erspan_subheader = true,
+	    .gre_flags = 0x2000 }, 6, 0 },
+	{ "erspan type I", { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 1 }, 4, 0 },
 };
+#define ERSPAN2 12	/* indices of the ERSPAN cases above */
+#define ERSPAN3 13
+#define ERSPAN3_SUB6 14
+#define ERSPAN1 15
 
 /* The outer header every inner flow of a case shares: one 5-tuple, as a
  * sender that does not vary the source port makes it. `variant` moves
@@ -266,11 +276,110 @@ static void udp_tunnels_on_the_ports_given(void)
 	fixture_stop(&e);
 }
 
+/* Protocol 47 is GRE or ERSPAN by its GRE protocol: --inner gre reads
+ * an ERSPAN frame as GRE carrying a type it cannot read, and --inner
+ * erspan leaves plain GRE alone (its outer flow, no tunnel, nothing
+ * counted). A GRE header too short to name its protocol, and a fragment,
+ * are GRE to either.
+ */
+static void gre_or_erspan_by_the_gre_protocol(void)
+{
+	const struct tunnel_case *gre = &cases[4], *erspan = &cases[ERSPAN2];
+	__u8 frame[FIXTURE_FRAME_CAP], cut[FIXTURE_FRAME_CAP];
+	struct fixture_counts before, after, d;
+	struct fixture_result r, outer_r;
+	struct pkt_spec outer, in;
+	struct fixture e, plain;
+	size_t len, at, i;
+
+	fixture_init(&plain);
+	FIXTURE_START(&plain);
+	outer_spec(&outer, 4, CPUSTEER_TUNNEL_GRE, 0);
+	pkt_spec_init(&in, 4, IPPROTO_UDP);
+	outer_r = run_tunnel(&plain, erspan, &outer, &in);
+
+	env_inner(&e, "gre");
+	FIXTURE_START(&e);
+	r = run_tunnel(&e, erspan, &outer, &in);
+	expect_fallback(&r, CPUSTEER_TUNNEL_GRE, CPUSTEER_INNER_UNSUPPORTED, &outer_r.d.key,
+			"erspan under --inner gre");
+	fixture_stop(&e);
+
+	env_inner(&e, "erspan");
+	FIXTURE_START(&e);
+	r = run_tunnel(&e, erspan, &outer, &in);
+	expect_inner(&r, CPUSTEER_TUNNEL_ERSPAN, "erspan under --inner erspan");
+	ASSERT_EQ(fixture_read_counts(&e, &before), 0, "read counters");
+	outer_r = run_tunnel(&plain, gre, &outer, &in);
+	r = run_tunnel(&e, gre, &outer, &in);
+	fixture_expect_redirect(&r, "gre under --inner erspan");
+	ASSERT_EQ(r.d.tunnel, CPUSTEER_TUNNELS, "gre under --inner erspan: no tunnel");
+	ASSERT_EQ(r.d.inner_fallback, CPUSTEER_INNER_FALLBACKS, "gre under --inner erspan: no fallback");
+	ASSERT_TRUE(fixture_same_key(&r.d.key, &outer_r.d.key),
+		    "gre under --inner erspan: keyed by its outer flow");
+	ASSERT_EQ(fixture_read_counts(&e, &after), 0, "read counters");
+	d = fixture_counts_since(&before, &after);
+	ASSERT_EQ(d.c.rx_packets, 1, "one frame");
+	ASSERT_EQ(d.redirected, 1, "redirected");
+	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+		ASSERT_EQ(d.c.inner_steered[i], 0, "gre under --inner erspan: no inner flow counted");
+	for (i = 0; i < CPUSTEER_INNER_FALLBACKS; i++)
+		ASSERT_EQ(d.c.inner_fallback[i], 0, "gre under --inner erspan: no fallback counted");
+
+	len = pkt_build_tunnel(&outer, &erspan->encap, &in, frame, sizeof(frame));
+	ASSERT_TRUE(len > 0, "tunnel frame fits");
+	at = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) + 2;
+	fixture_cut_frame(&outer, frame, at, false, cut);
+	pkt_set_ip_length(&outer, cut, at - pkt_l3_offset(&outer));
+	outer_r = fixture_run_frame(&plain, cut, at);
+	r = fixture_run_frame(&e, cut, at);
+	expect_fallback(&r, CPUSTEER_TUNNEL_GRE, CPUSTEER_INNER_TRUNCATED, &outer_r.d.key,
+			"erspan cut in its GRE protocol field, --inner erspan");
+
+	outer.fragment = true;
+	outer.more_fragments = true;
+	outer_r = run_tunnel(&plain, erspan, &outer, &in);
+	r = run_tunnel(&e, erspan, &outer, &in);
+	expect_fallback(&r, CPUSTEER_TUNNEL_GRE, CPUSTEER_INNER_OUTER_FRAGMENT, &outer_r.d.key,
+			"first fragment of erspan, --inner erspan");
+	fixture_stop(&e);
+	fixture_stop(&plain);
+}
+
 /* ---- falling back to the outer flow ---- */
 
 static bool carries_ethernet(const struct tunnel_case *c)
 {
-	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.ethernet;
+	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.kind == CPUSTEER_TUNNEL_ERSPAN ||
+	       c->encap.ethernet;
+}
+
+/* The GRE and ERSPAN headers of an ERSPAN case: types II and III have a
+ * sequence number, type III 12 octets of its own and 8 with the O bit.
+ */
+static size_t erspan_header_len(const struct tunnel_case *c)
+{
+	int flags = c->encap.gre_flags;
+
+	switch (c->encap.erspan_type) {
+	case 1:
+		return 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000));
+	case 3:
+		return 8 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000)) + 12 +
+		       8 * c->encap.erspan_subheader;
+	default:
+		return 8 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000)) + 8;
+	}
+}
+
+/* The tunnel a frame of case `c` cut `room` octets into its transport
+ * header is recorded as: a GRE header too short to name its protocol
+ * is GRE, whatever it carries.
+ */
+static int kind_when_cut(const struct tunnel_case *c, size_t room)
+{
+	return c->encap.kind == CPUSTEER_TUNNEL_ERSPAN && room < 4 ? CPUSTEER_TUNNEL_GRE
+								    : c->encap.kind;
 }
 
 /* Where the inner IP header starts in a frame of case `c`. */
@@ -290,6 +399,9 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
 		break;
 	case CPUSTEER_TUNNEL_GRE:
 		off += 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000) + !!(flags & 0x1000));
+		break;
+	case CPUSTEER_TUNNEL_ERSPAN:
+		off += erspan_header_len(c);
 		break;
 	default:
 		ethernet = false;
@@ -345,7 +457,7 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 			why = at < inner_end ? CPUSTEER_INNER_TRUNCATED : CPUSTEER_INNER_MALFORMED;
 			snprintf(what, sizeof(what), "%s, outer datagram ends at %zu of %zu bytes%s",
 				 c->name, at, len, keep_bytes ? ", frame kept whole" : "");
-			expect_fallback(&r, c->encap.kind, why, &outer_r.d.key, what);
+			expect_fallback(&r, kind_when_cut(c, at - from), why, &outer_r.d.key, what);
 			want[why]++;
 			frames++;
 		}
@@ -409,6 +521,22 @@ static const struct patched_case unreadable[] = {
 	{ "ipip, inner options past the outer datagram", 8, true, 0, 0x4f, 0xff,
 	  CPUSTEER_INNER_TRUNCATED },
 	{ "sit, inner version 4", 10, true, 0, 0x40, 0xf0, CPUSTEER_INNER_MALFORMED },
+	/* ERSPAN: its header after a GRE header of 8 octets (a sequence
+	 * number), at 8.
+	 */
+	{ "erspan type II of version 2", ERSPAN2, false, 8, 0x20, 0xf0, CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type II with GRE routing", ERSPAN2, false, 0, 0x40, 0x40,
+	  CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type II of GRE version 1", ERSPAN2, false, 1, 0x01, 0x07,
+	  CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type III of version 1", ERSPAN3, false, 8, 0x10, 0xf0, CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type III, frame type 2 (IP)", ERSPAN3, false, 18, 0x08, 0x7c,
+	  CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type III, frame type 31", ERSPAN3, false, 18, 0x7c, 0x7c,
+	  CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan carrying ARP (0x0806)", ERSPAN2, true, 13, 0x06, 0xff, CPUSTEER_INNER_UNSUPPORTED },
+	{ "erspan type I carrying EtherType 0", ERSPAN1, true, 12, 0x00, 0xff,
+	  CPUSTEER_INNER_UNSUPPORTED },
 };
 
 /* Runs the frame of `u`'s tunnel case, patched, through `e` (--inner
@@ -496,6 +624,15 @@ static const struct patched_case ignored_bits[] = {
 	{ "gre with recursion control 7 (bits 5-7)", 4, false, 0, 0x07, 0x07, NONE },
 	{ "gre with flag bits 8-12", 4, false, 1, 0xf8, 0xf8, NONE },
 	{ "gre in IPv6 with bits 4-7", 6, false, 0, 0x0f, 0x0f, NONE },
+	{ "erspan type II with every VLAN bit", ERSPAN2, false, 8, 0x0f, 0x0f, NONE },
+	{ "erspan type II with COS, En, T and session bits", ERSPAN2, false, 10, 0xff, 0xff,
+	  NONE },
+	{ "erspan type II with its reserved bits and index", ERSPAN2, false, 12, 0xff, 0xff,
+	  NONE },
+	{ "erspan type II with strict source route (bit 4)", ERSPAN2, false, 0, 0x08, 0x08, NONE },
+	{ "erspan type III with a timestamp", ERSPAN3, false, 12, 0xff, 0xff, NONE },
+	{ "erspan type III with P and hardware ID bits", ERSPAN3, false, 18, 0x83, 0x83, NONE },
+	{ "erspan type III with D and Gra bits", ERSPAN3, false, 19, 0xfe, 0xfe, NONE },
 };
 #undef NONE
 
@@ -703,6 +840,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(inner_tags_options_and_extension_headers_are_parsed),
 	TU_TEST(tunnels_not_named_are_steered_by_outer_flow),
 	TU_TEST(udp_tunnels_on_the_ports_given),
+	TU_TEST(gre_or_erspan_by_the_gre_protocol),
 	TU_TEST(cut_tunnels_fall_back_to_outer_flow),
 	TU_TEST(inner_headers_past_outer_datagram_fall_back),
 	TU_TEST(unreadable_tunnels_fall_back_to_outer_flow),

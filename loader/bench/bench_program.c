@@ -71,6 +71,7 @@ static const struct program_case cases[] = {
 	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE), false },
 	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP), false },
 	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT), false },
+	{ TUNNELED("inner_erspan", 4, CPUSTEER_TUNNEL_ERSPAN), false },
 	/* What --bucket-stats adds to a packet: the peer is the same frame
 	 * without it.
 	 */

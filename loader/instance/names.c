@@ -32,6 +32,7 @@ static const char *const tunnels[CPUSTEER_TUNNELS] = {
 	[CPUSTEER_TUNNEL_GRE] = "gre",
 	[CPUSTEER_TUNNEL_IPIP] = "ipip",
 	[CPUSTEER_TUNNEL_SIT] = "sit",
+	[CPUSTEER_TUNNEL_ERSPAN] = "erspan",
 };
 
 static const char *const inner_fallbacks[CPUSTEER_INNER_FALLBACKS] = {

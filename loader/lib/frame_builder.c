@@ -269,10 +269,53 @@ void pkt_set_ip_length(const struct pkt_spec *s, __u8 *frame, size_t dgram_len)
 	memcpy(ip + 10, &c, 2);
 }
 
+/* A GRE header with the fields `flags` names; returns its length. */
+static size_t write_gre_header(__u16 flags, __u16 payload_type, __u32 key, __u8 *p)
+{
+	size_t len = 4;
+
+	put16(p, flags);
+	put16(p + 2, payload_type);
+	if (flags & 0x8000) {
+		put32(p + len, 0);	/* checksum and reserved1 */
+		len += 4;
+	}
+	if (flags & 0x2000) {
+		put32(p + len, key);
+		len += 4;
+	}
+	if (flags & 0x1000) {
+		put32(p + len, 1);
+		len += 4;
+	}
+	return len;
+}
+
+/* ERSPAN's GRE header and its own: type II's 8 octets (version 1, the
+ * session ID, index 0) or type III's 12 (version 2, the session ID, frame
+ * type 0: Ethernet), with the O bit a platform subheader of 8 more.
+ */
+static size_t write_erspan_header(const struct pkt_encap *e, __u8 *p)
+{
+	int type = e->erspan_type ? e->erspan_type : 2;
+	__u16 seq = type == 1 ? 0 : 0x1000;
+	size_t len = write_gre_header((e->gre_flags & ~0x1000) | seq,
+				      type == 3 ? 0x22eb : 0x88be, 0, p);
+	size_t hlen = type == 1 ? 0 : type == 2 ? 8 : 12 + 8 * e->erspan_subheader;
+
+	memset(p + len, 0, hlen);
+	if (type == 1)
+		return len;
+	put16(p + len, (type == 2 ? 0x1000 : 0x2000) | 0x0005);	/* version, VLAN 5 */
+	put16(p + len + 2, e->vni & 0x3ff);
+	if (type == 3)
+		p[len + 11] = e->erspan_subheader;
+	return len + hlen;
+}
+
 /* The tunnel header in front of the payload; returns its length. */
 static size_t write_tunnel_header(const struct pkt_encap *e, __u16 payload_type, __u8 *p)
 {
-	size_t len = 0;
 	int i;
 
 	switch (e->kind) {
@@ -296,22 +339,9 @@ static size_t write_tunnel_header(const struct pkt_encap *e, __u16 payload_type,
 		}
 		return 8 + 4 * e->geneve_opt_words;
 	case CPUSTEER_TUNNEL_GRE:
-		put16(p, e->gre_flags);
-		put16(p + 2, payload_type);
-		len = 4;
-		if (e->gre_flags & 0x8000) {
-			put32(p + len, 0);	/* checksum and reserved1 */
-			len += 4;
-		}
-		if (e->gre_flags & 0x2000) {
-			put32(p + len, e->vni);
-			len += 4;
-		}
-		if (e->gre_flags & 0x1000) {
-			put32(p + len, 1);
-			len += 4;
-		}
-		return len;
+		return write_gre_header(e->gre_flags, payload_type, e->vni, p);
+	case CPUSTEER_TUNNEL_ERSPAN:
+		return write_erspan_header(e, p);
 	default:
 		return 0;	/* IPIP and SIT: the datagram follows at once */
 	}
@@ -324,6 +354,7 @@ static __u8 tunnel_proto(int kind)
 	case CPUSTEER_TUNNEL_GENEVE:
 		return IPPROTO_UDP;
 	case CPUSTEER_TUNNEL_GRE:
+	case CPUSTEER_TUNNEL_ERSPAN:
 		return IPPROTO_GRE;
 	case CPUSTEER_TUNNEL_IPIP:
 		return IPPROTO_IPIP;
@@ -336,7 +367,7 @@ size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,
 			const struct pkt_spec *inner, __u8 *buf, size_t cap)
 {
 	__u8 frame[INNER_FRAME_MAX], payload[TUNNEL_HDR_MAX + INNER_FRAME_MAX];
-	bool ethernet = e->kind == CPUSTEER_TUNNEL_VXLAN ||
+	bool ethernet = e->kind == CPUSTEER_TUNNEL_VXLAN || e->kind == CPUSTEER_TUNNEL_ERSPAN ||
 			(e->ethernet && e->kind != CPUSTEER_TUNNEL_IPIP &&
 			 e->kind != CPUSTEER_TUNNEL_SIT);
 	size_t len = pkt_build(inner, frame, sizeof(frame)), skip, hlen;

@@ -2,7 +2,7 @@
 /* Builds test and benchmark frames: Ethernet with VLAN tags, IPv4 with
  * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
  * with valid IPv4, UDP and TCP checksums, optionally in a PPPoE session; and such a frame inside a
- * VXLAN, GENEVE, GRE, IPIP or SIT tunnel.
+ * VXLAN, GENEVE, GRE, IPIP, SIT or ERSPAN tunnel.
  */
 #ifndef CPUSTEER_FRAME_BUILDER_H
 #define CPUSTEER_FRAME_BUILDER_H
@@ -68,9 +68,15 @@ struct pkt_encap {
 	 * rather than its IP datagram; VXLAN always does, IPIP and SIT never.
 	 */
 	bool ethernet;
-	__u16 gre_flags;	/* GRE: 0x8000 checksum, 0x2000 key, 0x1000 sequence */
+	__u16 gre_flags;	/* GRE and ERSPAN: 0x8000 checksum, 0x2000 key,
+				 * 0x1000 sequence (ERSPAN: set for types II
+				 * and III, clear for type I, whatever this
+				 * says) */
 	int geneve_opt_words;	/* GENEVE: 4-octet words of options, up to 63 */
-	__u32 vni;		/* VXLAN and GENEVE; the GRE key */
+	__u32 vni;		/* VXLAN and GENEVE; the GRE key; ERSPAN's
+				 * session ID (10 bits) */
+	int erspan_type;	/* ERSPAN: 1, 2 or 3 (0: 2); always Ethernet */
+	bool erspan_subheader;	/* ERSPAN type III: the O bit, and 8 octets */
 };
 
 /* The frame of `outer` whose payload is the encapsulated frame of

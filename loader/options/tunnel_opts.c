@@ -9,7 +9,7 @@
 #include "names.h"
 #include "tunnel_opts.h"
 
-#define INNER_EXPECTED "vxlan[:PORT], geneve[:PORT], gre, ipip, sit, all or none"
+#define INNER_EXPECTED "vxlan[:PORT], geneve[:PORT], gre, ipip, sit, erspan, all or none"
 
 static bool is_udp_tunnel(__u32 kind)
 {
