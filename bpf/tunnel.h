@@ -28,9 +28,13 @@
 #define GENEVE_VERSION(b) ((b) >> 6)
 #define GENEVE_OPT_WORDS(b) ((b) & 0x3f)	/* options, in 4-octet words */
 #define GRE_HDR_LEN 4
-#define GRE_CSUM 0x8000		/* checksum and reserved1: 4 octets */
-#define GRE_KEY 0x2000		/* RFC 2890: 4 octets */
-#define GRE_SEQ 0x1000		/* RFC 2890: 4 octets */
+/* The flags, by their first octet: each is read as a byte, whose bounds
+ * every verifier knows (6.12's knows none of a byte-swapped 16-bit value,
+ * and refused the ERSPAN header read at a length made from one).
+ */
+#define GRE_CSUM 0x80		/* checksum and reserved1: 4 octets */
+#define GRE_KEY 0x20		/* RFC 2890: 4 octets */
+#define GRE_SEQ 0x10		/* RFC 2890: 4 octets */
 /* Routing (RFC 1701's bit 1) adds fields of its own length, and version 1
  * is PPTP's: neither is read. RFC 2784 has a receiver that does not
  * implement RFC 1701 refuse bits 4-5 too, but RFC 1701's strict source
@@ -38,7 +42,8 @@
  * GRE receive path (gre_parse_header) ignores them as it does bits 6-12:
  * so does this, and steers those frames by the flow the stack will see.
  */
-#define GRE_UNREAD_FLAGS (0x4000 | 0x0007)
+#define GRE_UNREAD_FLAGS0 0x40	/* routing, in the first octet */
+#define GRE_VERSION_BITS 0x07	/* the version, in the second */
 /* ERSPAN rides in GRE, told apart by the GRE protocol. Type I has no
  * header of its own: the mirrored frame follows a GRE header without a
  * sequence number. Type II (0x88BE with one) has 8 octets of version 1;
@@ -177,7 +182,7 @@ static __always_inline __u32 gre_kind(__be16 proto, __u32 inner)
  * frame is Ethernet after it.
  */
 static __always_inline __u32 erspan_payload(const struct frame *fr, const struct l4_span *l4,
-					    __u32 gre_len, __u16 flags, __be16 proto,
+					    __u32 gre_len, __u8 flags, __be16 proto,
 					    struct tunnel_payload *p)
 {
 	void *hdr = l4->start + gre_len;
@@ -214,17 +219,17 @@ static __always_inline __u32 gre_payload(const struct frame *fr, const struct l4
 {
 	void *hdr = l4->start;
 	__be16 proto;
+	__u8 flags;
 	__u32 len;
-	__u16 flags;
 
 	if (l4->room < GRE_HDR_LEN || hdr + GRE_HDR_LEN > fr->end)
 		return CPUSTEER_INNER_TRUNCATED;
-	flags = bpf_ntohs(*(__be16 *)hdr);
+	flags = *(__u8 *)hdr;
 	proto = *(__be16 *)(hdr + 2);
 	*kind = gre_kind(proto, inner);
 	if (*kind == CPUSTEER_TUNNELS)
 		return CPUSTEER_INNER_UNSUPPORTED;	/* not looked into at all */
-	if (flags & GRE_UNREAD_FLAGS)
+	if ((flags & GRE_UNREAD_FLAGS0) || (((__u8 *)hdr)[1] & GRE_VERSION_BITS))
 		return CPUSTEER_INNER_UNSUPPORTED;
 	len = GRE_HDR_LEN + 4 * (!!(flags & GRE_CSUM) + !!(flags & GRE_KEY) +
 				 !!(flags & GRE_SEQ));
