@@ -66,14 +66,17 @@
 #define L4_PORTS_LEN 4
 
 /* Notes on a parsed flow, for the seen_* counters, and on a failed parse,
- * for the reason an inner one gives its tunnel (tunnel.h).
+ * for the reason an inner one gives its tunnel (tunnel.h). The layer-2
+ * ones are the decision record's path bits, copied as they are.
  */
-#define FLOW_VLAN	0x1
+#define FLOW_VLAN	CPUSTEER_PATH_VLAN
 #define FLOW_FRAGMENT	0x2
 #define FLOW_L3_ONLY	0x4
 #define FLOW_EXT_LIMIT	0x8	/* the chain went on past the headers walked */
-#define FLOW_PPPOE	0x10	/* a whole PPPoE session header */
-#define FLOW_MPLS	0x20	/* a whole MPLS label stack entry */
+#define FLOW_PPPOE	CPUSTEER_PATH_PPPOE	/* a whole PPPoE session header */
+#define FLOW_MPLS	CPUSTEER_PATH_MPLS	/* a whole MPLS label stack entry */
+_Static_assert(!(CPUSTEER_PATH_BITS & (FLOW_FRAGMENT | FLOW_L3_ONLY | FLOW_EXT_LIMIT)),
+	       "the path bits are notes of their own");
 
 /* A flow as the hash reads it (bpf/hash.h has the message format). */
 struct flow {

@@ -175,10 +175,13 @@ static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bu
 	flow_to_key(pk->f, &d->key);
 	d->tunnel = pk->tunnel;
 	d->inner_fallback = pk->fallback;
-	if (pk->tunnel < CPUSTEER_TUNNELS)
+	if (pk->tunnel < CPUSTEER_TUNNELS) {
 		flow_to_key(pk->outer, &d->outer);
-	else
+		d->path = pk->outer->notes & CPUSTEER_PATH_BITS;
+	} else {
 		__builtin_memset(&d->outer, 0, sizeof(d->outer));
+		d->path = pk->f->notes & CPUSTEER_PATH_BITS;
+	}
 	d->hash = hash;
 	d->bucket = bucket;
 	d->cpu = cpu;

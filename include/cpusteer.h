@@ -106,6 +106,17 @@ enum cpusteer_nic_hash {
  */
 #define CPUSTEER_MAX_MPLS_LABELS 8
 
+/* What the parser walked between a frame's Ethernet header and its
+ * network header (or the place it stopped), as a decision record's
+ * `path` names it: at least one whole VLAN tag, a whole PPPoE session
+ * header, at least one whole MPLS label stack entry. Of a tunnelled
+ * frame, the outer frame's.
+ */
+#define CPUSTEER_PATH_VLAN	0x01
+#define CPUSTEER_PATH_PPPOE	0x10
+#define CPUSTEER_PATH_MPLS	0x20
+#define CPUSTEER_PATH_BITS (CPUSTEER_PATH_VLAN | CPUSTEER_PATH_PPPOE | CPUSTEER_PATH_MPLS)
+
 /* Live configuration. The config map holds two slots and the config_slot
  * map the index of the one in force: `cpusteer set` fills the other slot,
  * then flips the index, then waits until no program can still be reading
@@ -256,7 +267,7 @@ struct cpusteer_decision {
 	__u32 tunnel;		/* enum cpusteer_tunnel; CPUSTEER_TUNNELS: none */
 	__u32 inner_fallback;	/* with a tunnel: why `key` is the outer
 				 * flow; CPUSTEER_INNER_FALLBACKS: it is not */
-	__u32 pad;
+	__u32 path;		/* CPUSTEER_PATH_* bits */
 	struct cpusteer_flow_key outer;	/* with a tunnel: the outer flow */
 };
 

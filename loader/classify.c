@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include "capture.h"
 #include "commands.h"
+#include "frame_path.h"
 #include "instance.h"
 #include "json.h"
 #include "log.h"
@@ -26,6 +27,7 @@ struct classify_result {
 	const char *verdict;
 	bool recorded;
 	struct cpusteer_decision d;
+	struct frame_path path;	/* read back as far as d.path says */
 };
 
 static void format_addr(int family, const __u32 *addr, char *buf, size_t len)
@@ -47,11 +49,13 @@ static int run_frame(struct steer_instance *in, int prog_fd, const __u8 *frame,
 		/* The kernel refused the frame, e.g. shorter than Ethernet. */
 		r->verdict = "invalid";
 		r->recorded = false;
+		frame_path_read(frame, len, 0, &r->path);
 		return 0;
 	}
 	r->verdict = xdp_verdict_name(opts.retval);
 	err = instance_read_decision(in, &r->d);
 	r->recorded = !err && r->d.outcome != ~0u;
+	frame_path_read(frame, len, r->recorded ? r->d.path : 0, &r->path);
 	return err;
 }
 
@@ -123,6 +127,11 @@ static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 		print_flow(k);
 	else if (redirected(r))
 		printf("non-ip");
+	if (!frame_path_empty(&r->path)) {
+		printf("%s[", has_flow(r) || redirected(r) ? "  " : "");
+		frame_path_print(&r->path, stdout);
+		putchar(']');
+	}
 	if (tunneled(r))
 		print_tunnel(r);
 	if (reason)
@@ -193,6 +202,10 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 		json_flow(j, "flow", k);
 	else
 		json_null(j, "flow");
+	if (r->recorded)
+		frame_path_json(j, "path", &r->path);
+	else
+		json_null(j, "path");
 	json_tunnel(j, r);
 	json_object_close(j);
 }

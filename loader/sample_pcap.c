@@ -83,6 +83,18 @@ static void write_special_cases(struct capture *w)
 	capture_write(w, frame, len < 10 ? len : 10); /* shorter than Ethernet */
 	pkt_set_ip_length(&s, frame, 20 + 2);
 	capture_write(w, frame, len);		/* a datagram that ends in its ports */
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	s.nvlan = 1;
+	s.vlan_tpid[0] = 0x8100;
+	s.vlan_tci[0] = 300;
+	s.pppoe = true;
+	s.pppoe_session = 7;
+	write_spec(w, &s);			/* PPPoE session behind a tag */
+	pkt_spec_init(&s, 6, IPPROTO_UDP);
+	s.nmpls = 2;
+	s.mpls_label[0] = 100;
+	s.mpls_label[1] = 200;
+	write_spec(w, &s);			/* two MPLS labels */
 }
 
 struct sample_pcap_opts {
@@ -104,8 +116,8 @@ const struct cli_command sample_pcap_command = {
 	.about = "Writes an Ethernet capture with N UDP/TCP flows over IPv4 and IPv6,\n"
 		 "then one frame of each special case: VLAN, QinQ, IPv4 options, IPv6\n"
 		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short of\n"
-		 "its IP length, one too short to be Ethernet, and a datagram that ends\n"
-		 "inside its ports.\n",
+		 "its IP length, one too short to be Ethernet, a datagram that ends\n"
+		 "inside its ports, a PPPoE session behind a tag and two MPLS labels.\n",
 	.groups = { { sample_pcap_options, 0 } },
 	.start = &sample_pcap_start,
 	.run = cmd_sample_pcap,

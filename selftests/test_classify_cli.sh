@@ -168,6 +168,43 @@ for want in ("non_ip", "bad_ip_length", "truncated_l4"):
 ' "$T_TMP/reasons.json"
 }
 
+# The path of each frame: the tags, the PPPoE session and the labels the
+# program walked, with their fields, in JSON and in the text; nothing for
+# an untagged frame.
+classify_names_the_path() {
+	have_captures || return
+	classify_json "$T_TMP/path.json" --key "$KEY_A" "$SAMPLE" || return
+	py_check '
+import json, sys
+packets = json.load(open(sys.argv[1]))["packets"]
+def path(p):
+    q = p.get("path") or {}
+    return ([(t["tpid"], t["vid"]) for t in q.get("vlan", [])], q.get("pppoe_session"),
+            [(m["label"], m["bottom"]) for m in q.get("mpls", [])])
+paths = [path(p) for p in packets]
+want = {
+    "one tag": ([(0x8100, 100)], None, []),
+    "QinQ": ([(0x88a8, 100), (0x8100, 200)], None, []),
+    "PPPoE behind a tag": ([(0x8100, 300)], 7, []),
+    "two labels": ([], None, [(100, False), (200, True)]),
+}
+for what, w in want.items():
+    if paths.count(w) != 1:
+        print("%s: %d frames with path %r, expected 1" % (what, paths.count(w), w))
+if paths[0] != ([], None, []):
+    print("the first, untagged frame has path %r" % (paths[0],))
+for p in packets:
+    if p["verdict"] != "invalid" and not isinstance(p.get("path"), dict):
+        print("frame %d: path %r is no object" % (p["index"], p.get("path")))
+' "$T_TMP/path.json"
+	"$CPUSTEER" classify --key "$KEY_A" "$SAMPLE" >"$T_TMP/path.txt" 2>&1 ||
+		t_fail "classify (text) failed"
+	grep -q '\[vlan 0x8100:300, pppoe session 7\]' "$T_TMP/path.txt" ||
+		t_fail "no text row names the tag and the PPPoE session"
+	grep -q '\[mpls 100 200/s\]' "$T_TMP/path.txt" ||
+		t_fail "no text row names the two labels"
+}
+
 classify_same_key_gives_identical_output() {
 	local fmt
 
@@ -340,6 +377,7 @@ all_tests() {
 	t_run classify_json_lists_packets_in_capture_order classify_json_lists_packets_in_capture_order
 	t_run classify_json_marks_short_frame_invalid classify_json_marks_short_frame_invalid
 	t_run classify_json_gives_reasons_for_passed_frames classify_json_gives_reasons_for_passed_frames
+	t_run classify_names_the_path classify_names_the_path
 	t_run classify_same_key_gives_identical_output classify_same_key_gives_identical_output
 	t_run classify_key_change_moves_about_half_of_flows classify_key_change_moves_about_half_of_flows
 	t_run flow_hash_script_matches_published_siphash13 flow_hash_script_matches_published_siphash13

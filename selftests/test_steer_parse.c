@@ -61,6 +61,7 @@ static void vlan_stacks_land_like_untagged(void)
 	for (fam = 4; fam <= 6; fam += 2) {
 		pkt_spec_init(&s, fam, IPPROTO_TCP);
 		plain = fixture_run_spec(&e, &s);
+		ASSERT_EQ(plain.d.path, 0, "untagged: nothing in the recorded path");
 		for (depth = 1; depth <= CPUSTEER_MAX_VLAN_TAGS; depth++) {
 			for (first = 0; first < 4; first++) {
 				pkt_spec_init(&s, fam, IPPROTO_TCP);
@@ -69,6 +70,7 @@ static void vlan_stacks_land_like_untagged(void)
 				snprintf(what, sizeof(what), "IPv%d, %d tags from TPID %#x", fam,
 					 depth, fixture_vlan_tpids[first]);
 				fixture_expect_same_place(&plain, &tagged, what);
+				ASSERT_EQ(tagged.d.path, CPUSTEER_PATH_VLAN, what);
 				stacks++;
 			}
 		}
@@ -96,6 +98,7 @@ static void five_vlan_tags_pass_as_vlan_depth(void)
 		fixture_add_vlan_stack(&s, CPUSTEER_MAX_VLAN_TAGS + 1, first);
 		r = fixture_run_spec(&e, &s);
 		fixture_expect_pass(&r, CPUSTEER_PASS_VLAN_DEPTH, "five tags");
+		ASSERT_EQ(r.d.path, CPUSTEER_PATH_VLAN, "five tags: the path records tags");
 	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.passed[CPUSTEER_PASS_VLAN_DEPTH], 4, "vlan_depth counter");
@@ -106,15 +109,17 @@ static void five_vlan_tags_pass_as_vlan_depth(void)
 /* ---- PPPoE ---- */
 
 /* The frame of `s` lands where `plain` did, hashed on the same flow key:
- * what wraps the datagram never reaches the hash.
+ * what wraps the datagram never reaches the hash. The record names what
+ * was walked: tags where `s` has some, and `path`.
  */
 static void expect_lands_with_the_same_key(struct fixture *e, const struct fixture_result *plain,
-					   const struct pkt_spec *s, const char *what)
+					   const struct pkt_spec *s, __u32 path, const char *what)
 {
 	struct fixture_result r = fixture_run_spec(e, s);
 
 	fixture_expect_same_place(plain, &r, what);
 	ASSERT_TRUE(fixture_same_key(&plain->d.key, &r.d.key), what);
+	ASSERT_EQ(r.d.path, path | (s->nvlan ? CPUSTEER_PATH_VLAN : 0), what);
 }
 
 /* IPv4 and IPv6 in a PPPoE session, behind stacks of 0 to 4 tags: the
@@ -142,7 +147,7 @@ static void pppoe_sessions_land_like_bare_ip(void)
 			s.pppoe = true;
 			s.pppoe_session = 0x1234 + depth;
 			snprintf(what, sizeof(what), "IPv%d in PPPoE behind %d tags", fam, depth);
-			expect_lands_with_the_same_key(&e, &plain, &s, what);
+			expect_lands_with_the_same_key(&e, &plain, &s, CPUSTEER_PATH_PPPOE, what);
 			frames++;
 		}
 	}
@@ -189,6 +194,7 @@ static void pppoe_without_ip_passes_as_non_ip(void)
 			frame[ETH_HLEN + cases[i].byte] = cases[i].value;
 		r = fixture_run_frame(&e, frame, len);
 		fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, cases[i].what);
+		ASSERT_EQ(r.d.path, CPUSTEER_PATH_PPPOE, cases[i].what);
 	}
 	pkt_spec_init(&s, 4, IPPROTO_UDP);
 	s.pppoe = true;
@@ -197,10 +203,12 @@ static void pppoe_without_ip_passes_as_non_ip(void)
 	frame[13] = 0x63;	/* the discovery stage */
 	r = fixture_run_frame(&e, frame, len);
 	fixture_expect_pass(&r, CPUSTEER_PASS_NON_IP, "PPPoE discovery");
+	ASSERT_EQ(r.d.path, 0, "PPPoE discovery: no session in the path");
 	frame[13] = 0x64;
 	for (len = ETH_HLEN; len < ETH_HLEN + 8; len++) {
 		r = fixture_run_frame(&e, frame, len);
 		fixture_expect_pass(&r, CPUSTEER_PASS_TRUNC_L2, "session header cut short");
+		ASSERT_EQ(r.d.path, 0, "session header cut short: not in the path");
 	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.seen_pppoe, ARRAY_SIZE(cases), "seen_pppoe: whole session headers only");
@@ -234,7 +242,7 @@ static void mpls_stacks_land_like_bare_ip(void)
 			for (i = 0; i < labels; i++)	/* 7: the entropy label indicator */
 				s.mpls_label[i] = i % 2 ? 7 : 16000 + labels * 10 + i;
 			snprintf(what, sizeof(what), "IPv%d below %d labels", fam, labels);
-			expect_lands_with_the_same_key(&e, &plain, &s, what);
+			expect_lands_with_the_same_key(&e, &plain, &s, CPUSTEER_PATH_MPLS, what);
 			frames++;
 		}
 	}

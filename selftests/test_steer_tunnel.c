@@ -210,6 +210,12 @@ static void inner_tags_options_and_extension_headers_are_parsed(void)
 	r = run_tunnel(&e, vxlan, &outer, &wrapped);
 	expect_inner(&r, CPUSTEER_TUNNEL_VXLAN, "two tags and three extension headers inside");
 	fixture_expect_same_place(&bare, &r, "IPv6 inner flow, tagged, with extension headers");
+	ASSERT_EQ(r.d.path, 0, "the recorded path is the outer frame's: no tags");
+	fixture_add_vlan(&outer, 0x88a8, 30);
+	r = run_tunnel(&e, vxlan, &outer, &in);
+	fixture_expect_same_place(&bare, &r, "IPv6 inner flow in a tagged outer frame");
+	ASSERT_EQ(r.d.path, CPUSTEER_PATH_VLAN, "the recorded path is the outer frame's: a tag");
+	outer.nvlan = 0;
 	pkt_spec_init(&in, 4, IPPROTO_UDP);
 	bare = fixture_run_spec(&e, &in);
 	in.ipv4_options_len = 12;
