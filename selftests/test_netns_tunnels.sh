@@ -33,8 +33,11 @@ tunnel_args() {	# KIND LOCAL REMOTE
 	case $1 in
 	vxlan) echo "type vxlan id 42 local $2 remote $3 dstport 4789 srcport 40000 40001" ;;
 	geneve) echo "type geneve id 42 remote $3" ;;
-	erspan) echo "type erspan local $2 remote $3 seq key 10 erspan_ver 1 erspan 123" ;;
-	erspan3) echo "type erspan local $2 remote $3 seq key 10 erspan_ver 2 erspan_dir ingress erspan_hwid 7" ;;
+	# oseq, not seq: a receiver that checks sequence numbers (iseq)
+	# drops every frame that arrives after a later one, and frames of one
+	# session steered to different CPUs do.
+	erspan) echo "type erspan local $2 remote $3 oseq key 10 erspan_ver 1 erspan 123" ;;
+	erspan3) echo "type erspan local $2 remote $3 oseq key 10 erspan_ver 2 erspan_dir ingress erspan_hwid 7" ;;
 	*) echo "type $1 local $2 remote $3" ;;
 	esac
 }
