@@ -121,6 +121,22 @@ exchange_flows() {	# RX FLOW-ARGS FLOWS PER
 	t_eq "datagrams received" "total $((n * per))" "$(grep '^total' "$rx")"
 }
 
+# The CPU classify predicts, with KEY1 over CPUs 0-1, for each of the N
+# flows of FLOW-ARGS sent bare: what wraps a datagram (tags, a PPPoE
+# session, labels) never enters the hash. "sport dport cpu" lines, sorted.
+predict_bare_flows() {	# WANT FLOW-ARGS N
+	# shellcheck disable=SC2086
+	udp_flows pcap $2 --flows "$3" --out "$1.pcap"
+	"$CPUSTEER" classify "$1.pcap" --cpus 0-1 --key "$KEY1" --json |
+		jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' | sort >"$1"
+}
+
+# The CPU each flow reached, from udp_flows recv's output RX, as
+# predict_bare_flows writes its lines.
+received_flows() {	# RX GOT
+	awk '$1 == "flow" { print $4, $6, $NF }' "$1" | sort >"$2"
+}
+
 # Compares, flow by flow, the CPU classify predicted (WANT) with the CPU
 # that received the flow (GOT), both "sport dport cpu" lines: every flow
 # must be in both, on the same CPU, and the flows must have landed on

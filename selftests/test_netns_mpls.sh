@@ -69,11 +69,8 @@ else
 	exchange_flows "$NETNS_TMP/mpls.recv" "$MPLS_FLOWS" "$FLOWS" "$PER_FLOW"
 	mpls1=$(in_b "$CPUSTEER" status "$VB" --json | jq -r '.instances[0].seen_mpls')
 	t_ge "frames counted as MPLS, by status" $((FLOWS * PER_FLOW)) $((mpls1 - mpls0))
-	# shellcheck disable=SC2086
-	udp_flows pcap $MPLS_FLOWS --flows "$FLOWS" --out "$NETNS_TMP/bare.pcap"
-	"$CPUSTEER" classify "$NETNS_TMP/bare.pcap" --cpus 0-1 --key "$KEY1" --json |
-		jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' | sort >"$NETNS_TMP/want"
-	awk '$1 == "flow" { print $4, $6, $NF }' "$NETNS_TMP/mpls.recv" | sort >"$NETNS_TMP/got"
+	predict_bare_flows "$NETNS_TMP/want" "$MPLS_FLOWS" "$FLOWS"
+	received_flows "$NETNS_TMP/mpls.recv" "$NETNS_TMP/got"
 	check_flows_placed "$NETNS_TMP/want" "$NETNS_TMP/got" "$FLOWS"
 fi
 t_end

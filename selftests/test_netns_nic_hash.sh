@@ -64,10 +64,8 @@ cpus=$(awk '$1 == "flow" { print $NF }' "$NETNS_TMP/rx" | sort -u | tr '\n' ' ')
 t_eq "CPUs the flows landed on" "0 1 " "$cpus"
 # The software hash with the same key would place them as classify says;
 # the driver's hash is another one, so some flows must land elsewhere.
-udp_flows pcap $FLOWS_V4 --flows $FLOWS --out "$NETNS_TMP/flows.pcap"
-"$CPUSTEER" classify "$NETNS_TMP/flows.pcap" --cpus 0-1 --key "$KEY1" --json |
-	jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' >"$NETNS_TMP/want"
-awk '$1 == "flow" { print $4, $6, $NF }' "$NETNS_TMP/rx" >"$NETNS_TMP/got"
+predict_bare_flows "$NETNS_TMP/want" "$FLOWS_V4" "$FLOWS"
+received_flows "$NETNS_TMP/rx" "$NETNS_TMP/got"
 t_eq "flows classified" $FLOWS "$(wc -l <"$NETNS_TMP/want")"
 t_eq "flows received" $FLOWS "$(wc -l <"$NETNS_TMP/got")"
 elsewhere=$(join -j1 <(awk '{ print $1 ":" $2, $3 }' "$NETNS_TMP/want" | sort) \

@@ -101,11 +101,8 @@ else
 		$(($(total cpusteer_vlan_packets_total) - vlan0))
 	t_eq "frames passed as vlan_depth" 0 \
 		$(($(total cpusteer_passed_packets_total 'reason="vlan_depth"') - depth0))
-	# shellcheck disable=SC2086
-	udp_flows pcap $STACK_FLOWS --flows "$FLOWS" --out "$NETNS_TMP/untagged.pcap"
-	"$CPUSTEER" classify "$NETNS_TMP/untagged.pcap" --cpus 0-1 --key "$KEY1" --json |
-		jq -r '.packets[] | "\(.flow.sport) \(.flow.dport) \(.cpu)"' | sort >"$NETNS_TMP/want"
-	awk '$1 == "flow" { print $4, $6, $NF }' "$NETNS_TMP/four.recv" | sort >"$NETNS_TMP/got"
+	predict_bare_flows "$NETNS_TMP/want" "$STACK_FLOWS" "$FLOWS"
+	received_flows "$NETNS_TMP/four.recv" "$NETNS_TMP/got"
 	check_flows_placed "$NETNS_TMP/want" "$NETNS_TMP/got" "$FLOWS"
 	stack_down
 fi
