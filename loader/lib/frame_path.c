@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
+#include <linux/if_ether.h>
 #include "frame_path.h"
 
-#define FRAME_ETH_HLEN 14
 #define VLAN_TAG_LEN 4
 #define PPPOE_SESSION_LEN 8
 #define MPLS_ENTRY_LEN 4
-#define ETH_TYPE_PPPOE_SESSION 0x8864
 
 static __u16 be16_at(const __u8 *p)
 {
@@ -18,12 +17,13 @@ static __u16 be16_at(const __u8 *p)
  */
 static bool is_tag_type(__u16 type)
 {
-	return type == 0x8100 || type == 0x88a8 || type == 0x9100 || type == 0x9200;
+	return type == ETH_P_8021Q || type == ETH_P_8021AD || type == ETH_P_QINQ1 ||
+	       type == ETH_P_QINQ2;
 }
 
 static bool is_mpls_type(__u16 type)
 {
-	return type == 0x8847 || type == 0x8848;
+	return type == ETH_P_MPLS_UC || type == ETH_P_MPLS_MC;
 }
 
 /* Walks as the program does, and only where the record says it read a
@@ -32,15 +32,15 @@ static bool is_mpls_type(__u16 type)
  */
 void frame_path_read(const __u8 *frame, __u32 len, __u32 path, struct frame_path *p)
 {
-	__u32 off = FRAME_ETH_HLEN;
+	__u32 off = ETH_HLEN;
 	__u16 type;
 
 	memset(p, 0, sizeof(*p));
-	if (len < FRAME_ETH_HLEN)
+	if (len < ETH_HLEN)
 		return;
-	type = be16_at(frame + 12);
-	while ((path & CPUSTEER_PATH_VLAN) && is_tag_type(type) && p->ntags < CPUSTEER_MAX_VLAN_TAGS &&
-	       off + VLAN_TAG_LEN <= len) {
+	type = be16_at(frame + 2 * ETH_ALEN);	/* after the two addresses */
+	while ((path & CPUSTEER_PATH_VLAN) && is_tag_type(type) &&
+	       p->ntags < CPUSTEER_MAX_VLAN_TAGS && off + VLAN_TAG_LEN <= len) {
 		p->tag[p->ntags].tpid = type;
 		p->tag[p->ntags].vid = be16_at(frame + off) & 0x0fff;
 		p->tag[p->ntags].pcp = frame[off] >> 5;
@@ -48,7 +48,7 @@ void frame_path_read(const __u8 *frame, __u32 len, __u32 path, struct frame_path
 		type = be16_at(frame + off + 2);
 		off += VLAN_TAG_LEN;
 	}
-	if ((path & CPUSTEER_PATH_PPPOE) && type == ETH_TYPE_PPPOE_SESSION &&
+	if ((path & CPUSTEER_PATH_PPPOE) && type == ETH_P_PPP_SES &&
 	    off + PPPOE_SESSION_LEN <= len) {
 		p->pppoe = true;
 		p->session = be16_at(frame + off + 2);
