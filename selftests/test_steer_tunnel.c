@@ -360,22 +360,25 @@ static bool carries_ethernet(const struct tunnel_case *c)
 	       c->encap.ethernet;
 }
 
+/* A GRE header with the optional fields `flags` names: checksum, key and
+ * sequence number, 4 octets each.
+ */
+static size_t gre_header_len(int flags)
+{
+	return 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000) + !!(flags & 0x1000));
+}
+
 /* The GRE and ERSPAN headers of an ERSPAN case: types II and III have a
  * sequence number, type III 12 octets of its own and 8 with the O bit.
  */
 static size_t erspan_header_len(const struct tunnel_case *c)
 {
-	int flags = c->encap.gre_flags;
+	int type = c->encap.erspan_type, flags = c->encap.gre_flags;
 
-	switch (c->encap.erspan_type) {
-	case 1:
-		return 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000));
-	case 3:
-		return 8 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000)) + 12 +
-		       8 * c->encap.erspan_subheader;
-	default:
-		return 8 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000)) + 8;
-	}
+	if (type == 1)
+		return gre_header_len(flags & ~0x1000);
+	return gre_header_len(flags | 0x1000) +
+	       (type == 3 ? 12 + 8 * c->encap.erspan_subheader : 8);
 }
 
 /* The tunnel a frame of case `c` cut `room` octets into its transport
@@ -394,7 +397,6 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
 {
 	size_t off = pkt_l3_offset(outer) + fixture_ip_fixed_header_len(outer);
 	bool ethernet = carries_ethernet(c);
-	int flags = c->encap.gre_flags;
 
 	switch (c->encap.kind) {
 	case CPUSTEER_TUNNEL_VXLAN:
@@ -404,7 +406,7 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
 		off += 8 + 8 + 4 * c->encap.geneve_opt_words;
 		break;
 	case CPUSTEER_TUNNEL_GRE:
-		off += 4 + 4 * (!!(flags & 0x8000) + !!(flags & 0x2000) + !!(flags & 0x1000));
+		off += gre_header_len(c->encap.gre_flags);
 		break;
 	case CPUSTEER_TUNNEL_ERSPAN:
 		off += erspan_header_len(c);
