@@ -265,8 +265,7 @@ class Generator:
                 flags |= self.r.choice((0x4000, 0x0800, 0x0400, 0x0100, 0x00F8,
                                         0x0001, self.r.getrandbits(16)))
             ptype, payload = self.tunnel_payload(depth)
-            fields = sum(1 for bit in (0x8000, 0x2000, 0x1000) if flags & bit)
-            inner = payload.wrapped(be16(flags) + be16(ptype) + self.rbytes(4 * fields))
+            inner = payload.wrapped(self.gre_head(flags, ptype))
             inner.tunnels.append((0, kind))
             return 47, inner
         if kind == "erspan":
@@ -293,13 +292,17 @@ class Generator:
             hdr = bytes([version << 4 | self.r.getrandbits(4)]) + self.rbytes(9) + \
                 bytes([self.r.getrandbits(1) << 7 | frame_type << 2 | self.r.getrandbits(2),
                        self.r.getrandbits(7) << 1 | subheader]) + self.rbytes(8 * subheader)
-        fields = sum(1 for bit in (0x8000, 0x2000, 0x1000) if flags & bit)
         inner = self.ethernet(depth).wrapped(hdr)
         inner.tunnels.append((0, "erspan"))
-        inner = inner.wrapped(be16(flags) + be16(0x22EB if erspan_type == 3 else 0x88BE) +
-                              self.rbytes(4 * fields))
+        inner = inner.wrapped(self.gre_head(flags, 0x22EB if erspan_type == 3 else 0x88BE))
         inner.tunnels.append((0, "gre"))
         return inner
+
+    def gre_head(self, flags, ptype):
+        """A GRE header: flags, protocol, and a random 4-byte field for each
+        of checksum, key and sequence number the flags name."""
+        fields = sum(1 for bit in (0x8000, 0x2000, 0x1000) if flags & bit)
+        return be16(flags) + be16(ptype) + self.rbytes(4 * fields)
 
     def udp_head(self, dport, inner):
         return be16(self.r.getrandbits(16)) + be16(dport) + be16(8 + len(inner.data)) + b"\0\0"
