@@ -290,9 +290,7 @@ static __always_inline int steer_flow(const struct packet *pk,
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 
-#define INNER_FALLBACK_MASK (CPUSTEER_INNER_FALLBACKS - 1)
-_Static_assert(!(CPUSTEER_INNER_FALLBACKS & INNER_FALLBACK_MASK),
-	       "the fallback reasons are indexed through a mask");
+#define INNER_FALLBACK_MASK (CPUSTEER_INNER_FALLBACK_SLOTS - 1)
 
 /* A frame of an enabled tunnel kind: steered by its inner flow, or by
  * its outer one when the inner cannot be read, counted either way. The

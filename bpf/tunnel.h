@@ -62,6 +62,27 @@
 #define ERSPAN3_SUBHEADER 0x01
 #define ERSPAN3_SUBHEADER_LEN 8
 #define GRE_CARRIED ((1u << CPUSTEER_TUNNEL_GRE) | (1u << CPUSTEER_TUNNEL_ERSPAN))
+/* GTP-U (3GPP TS 29.281) after the UDP header: 8 octets, version 1 in the
+ * top three bits of the first and PT below them (1: GTP; 0 is GTP', not
+ * read), the message type in the second, the TEID in the last four. Any
+ * of the E, S and PN flags (the first octet's low three bits) adds 4
+ * octets, the last of which names the first extension header when E is
+ * set. An extension header gives its own length in 4-octet units in its
+ * first octet and the next one's type in its last; type 0 ends the chain.
+ * The Length field is not read: the outer datagram bounds the header and
+ * the inner IP lengths the datagram, as a PPPoE session's Length is not.
+ */
+#define GTPU_HDR_LEN 8
+#define GTPU_OPT_LEN 4
+#define GTPU_VERSION_PT 0xf0	/* the bits of the first octet both sit in */
+#define GTPU_V1_GTP 0x30	/* version 1, PT 1 */
+#define GTPU_OPT_FLAGS 0x07	/* E, S, PN */
+#define GTPU_EXT_FLAG 0x04	/* E */
+#define GTPU_NEXT_EXT_OFF 11	/* the first extension header's type */
+#define GTPU_TEID_OFF 4
+#define GTPU_EXT_UNIT 4
+#define GTPU_G_PDU 255		/* user data: the only message with a datagram */
+#define GTPU_END_MARKER 254	/* a tunnel's last frame at a handover */
 
 static __always_inline __u32 udp_tunnel_kind(const struct flow *f,
 					     const struct cpusteer_config *cfg)
@@ -113,7 +134,8 @@ struct tunnel_at {
 	struct flow outer;
 	struct flow flow;	/* parse_tunnel's: the inner flow, as far as it
 				 * was read, from zero; or when it cannot be
-				 * read, the outer one */
+				 * read, the outer one; GTP-U by tunnel, the
+				 * outer one with the TEID for ports */
 	__u32 kind;		/* enum cpusteer_tunnel; parse_tunnel may make
 				 * GRE ERSPAN, or no tunnel (CPUSTEER_TUNNELS) */
 	__u32 inner;		/* the config's: the kinds enabled */
@@ -129,6 +151,7 @@ struct tunnel_at {
 struct tunnel_payload {
 	__u32 off;
 	__be16 proto;
+	__be32 teid;	/* GTP-U by tunnel: the TEID, the payload unread */
 };
 
 /* Far beyond any offset a parse reaches before the inner IP header
@@ -164,6 +187,104 @@ static __always_inline __u32 udp_tunnel_payload(const struct frame *fr, const st
 		p->proto = *(__be16 *)(hdr + 2);
 	}
 	p->off = hdr + len - fr->data;
+	return CPUSTEER_INNER_FALLBACKS;
+}
+
+/* The GTP-U extension header chain from `*pos`, within `*room` octets:
+ * leaves both after it. Only the lengths and the last next type, 0, are
+ * read; what the headers are does not change where the datagram starts.
+ */
+static __always_inline __u32 gtpu_ext_headers(const struct frame *fr, void **pos, __u64 *room)
+{
+	void *at = *pos, *last;
+	__u64 left = *room, len;
+	__u8 next;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < CPUSTEER_MAX_GTPU_EXT_HEADERS; i++) {
+		if (left < 1 || at + 1 > fr->end)
+			return CPUSTEER_INNER_TRUNCATED;
+		len = *(__u8 *)at * GTPU_EXT_UNIT;
+		if (!len)
+			return CPUSTEER_INNER_MALFORMED;
+		/* The last octet is checked as a pointer of its own: read
+		 * at offset -1 from a checked end, as clang may emit it, the
+		 * verifier refuses it.
+		 */
+		last = at + len - 1;
+		if (left < len || last + 1 > fr->end)
+			return CPUSTEER_INNER_TRUNCATED;
+		next = *(__u8 *)last;
+		at += len;
+		left -= len;
+		if (!next) {
+			*pos = at;
+			*room = left;
+			return CPUSTEER_INNER_FALLBACKS;
+		}
+	}
+	return CPUSTEER_INNER_UNSUPPORTED;
+}
+
+/* A GTP-U message after the UDP header. By tunnel, a G-PDU or an End
+ * Marker is its TEID, which the caller hashes with the outer addresses:
+ * the End Marker goes where its tunnel's G-PDUs went, after them. By the
+ * inner flow, a G-PDU's extension headers are walked to the datagram,
+ * whose first nibble says IPv4 or IPv6, as below MPLS labels. Every other
+ * message carries no user frame and goes by the outer flow.
+ */
+static __always_inline __u32 gtpu_payload(const struct frame *fr, const struct l4_span *l4,
+					  __u32 kind, struct tunnel_payload *p)
+{
+	void *hdr = l4->start + UDP_HDR_LEN, *pos;
+	__u8 *b = hdr, version;
+	__u64 room, off;
+	__u32 why;
+
+	if (l4->room < UDP_HDR_LEN + GTPU_HDR_LEN || hdr + GTPU_HDR_LEN > fr->end)
+		return CPUSTEER_INNER_TRUNCATED;
+	if ((b[0] & GTPU_VERSION_PT) != GTPU_V1_GTP)
+		return CPUSTEER_INNER_UNSUPPORTED;
+	if (kind == CPUSTEER_TUNNEL_GTPU_TEID) {
+		if (b[1] != GTPU_G_PDU && b[1] != GTPU_END_MARKER)
+			return CPUSTEER_INNER_SIGNALLING;
+		p->teid = load_u32(hdr + GTPU_TEID_OFF);
+		return CPUSTEER_INNER_FALLBACKS;
+	}
+	if (b[1] != GTPU_G_PDU)
+		return CPUSTEER_INNER_SIGNALLING;
+	pos = hdr + GTPU_HDR_LEN;
+	room = l4->room - UDP_HDR_LEN - GTPU_HDR_LEN;
+	if (b[0] & GTPU_OPT_FLAGS) {
+		if (room < GTPU_OPT_LEN || pos + GTPU_OPT_LEN > fr->end)
+			return CPUSTEER_INNER_TRUNCATED;
+		pos += GTPU_OPT_LEN;
+		room -= GTPU_OPT_LEN;
+		if ((b[0] & GTPU_EXT_FLAG) && b[GTPU_NEXT_EXT_OFF]) {
+			why = gtpu_ext_headers(fr, &pos, &room);
+			if (why != CPUSTEER_INNER_FALLBACKS)
+				return why;
+		}
+	}
+	/* Each length of the walk is a path of its own for the verifier; an
+	 * offset read back as a difference of pointers makes them one, as
+	 * below MPLS labels.
+	 */
+	off = frame_offset(fr, pos);
+	if (off > TUNNEL_OFF_MAX)
+		return CPUSTEER_INNER_TRUNCATED;
+	pos = fr->data + off;
+	if (!room || pos + 1 > fr->end)
+		return CPUSTEER_INNER_TRUNCATED;
+	version = *(__u8 *)pos >> 4;
+	if (version == 4)
+		p->proto = bpf_htons(ETH_P_IP);
+	else if (version == 6)
+		p->proto = bpf_htons(ETH_P_IPV6);
+	else
+		return CPUSTEER_INNER_UNSUPPORTED;
+	p->off = off;
 	return CPUSTEER_INNER_FALLBACKS;
 }
 
@@ -254,6 +375,8 @@ static __always_inline __u32 tunnel_payload(const struct frame *fr, const struct
 		return udp_tunnel_payload(fr, l4, *kind, p);
 	if (*kind == CPUSTEER_TUNNEL_GRE)
 		return gre_payload(fr, l4, inner, kind, p);
+	if (*kind == CPUSTEER_TUNNEL_GTPU || *kind == CPUSTEER_TUNNEL_GTPU_TEID)
+		return gtpu_payload(fr, l4, *kind, p);
 	p->off = l4->start - fr->data;
 	p->proto = bpf_htons(*kind == CPUSTEER_TUNNEL_IPIP ? ETH_P_IP : ETH_P_IPV6);
 	return CPUSTEER_INNER_FALLBACKS;
@@ -315,7 +438,8 @@ static __always_inline __u32 parse_inner(const struct frame *fr, __u32 payload_o
 }
 
 /* Sets at->flow and at->why from the tunnel the outer parse found, a
- * fragment of it included; the caller zeroes at->flow.
+ * fragment of it included; the caller zeroes at->flow. GTP-U by tunnel
+ * reads no inner frame: its flow is the outer one with the TEID.
  *
  * Global: the verifier checks it once, with offsets it knows nothing of.
  * Inlined, the inner parse would be explored again for every path of the
@@ -342,7 +466,11 @@ __noinline int parse_tunnel(struct xdp_md *ctx, struct tunnel_at *at)
 		l4.room = at->dgram_end - at->l4_off;
 		why = tunnel_payload(&fr, &l4, at->inner, &at->kind, &payload);
 	}
-	if (why == CPUSTEER_INNER_FALLBACKS) {
+	if (why == CPUSTEER_INNER_FALLBACKS && at->kind == CPUSTEER_TUNNEL_GTPU_TEID) {
+		/* By tunnel: the TEID takes the ports' place in the message. */
+		at->flow = at->outer;
+		at->flow.ports = payload.teid;
+	} else if (why == CPUSTEER_INNER_FALLBACKS) {
 		fr = tunnel_frame_of(ctx, at->dgram_end);
 		why = parse_inner(&fr, payload.off, payload.proto, &at->flow);
 	}

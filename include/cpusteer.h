@@ -54,8 +54,17 @@ enum cpusteer_tunnel {
 	CPUSTEER_TUNNEL_SIT,		/* IP protocol 41: IPv6 in IPv4 or IPv6 */
 	CPUSTEER_TUNNEL_ERSPAN,		/* GRE protocol 0x88BE or 0x22EB: a
 					 * mirrored Ethernet frame */
+	CPUSTEER_TUNNEL_GTPU,		/* UDP, 2152 and ports given: a GTP-U
+					 * G-PDU, by the IP datagram it carries */
+	CPUSTEER_TUNNEL_GTPU_TEID,	/* the same frames by tunnel: the outer
+					 * addresses and the TEID */
 	CPUSTEER_TUNNELS		/* also: not a tunnel, in a decision */
 };
+
+/* GTP-U extension headers walked before the payload; a longer chain is
+ * a limit of the parser (the unsupported fallback).
+ */
+#define CPUSTEER_MAX_GTPU_EXT_HEADERS 4
 
 /* UDP destination ports recognised as VXLAN or GENEVE at once. */
 #define CPUSTEER_MAX_UDP_TUNNEL_PORTS 4
@@ -71,8 +80,19 @@ enum cpusteer_inner_fallback {
 					 * outer one must pass */
 	CPUSTEER_INNER_OUTER_FRAGMENT,	/* only the first fragment of the outer
 					 * datagram holds the inner headers */
+	CPUSTEER_INNER_SIGNALLING,	/* a tunnel message that carries no
+					 * user frame (GTP-U echo, error
+					 * indication, end marker, ...) */
 	CPUSTEER_INNER_FALLBACKS	/* also: none, in a decision */
 };
+
+/* The counters hold a power of two of fallback slots, so that the
+ * program bounds the index with a mask; those past the reasons stay 0.
+ */
+#define CPUSTEER_INNER_FALLBACK_SLOTS 8
+_Static_assert(CPUSTEER_INNER_FALLBACKS <= CPUSTEER_INNER_FALLBACK_SLOTS &&
+	       !(CPUSTEER_INNER_FALLBACK_SLOTS & (CPUSTEER_INNER_FALLBACK_SLOTS - 1)),
+	       "the fallback reasons fit the slots, a power of two");
 
 enum cpusteer_hash_fn {
 	/* The default: a few multiply-adds, pairwise independent under the
@@ -221,7 +241,7 @@ struct cpusteer_counters {
 	__u64 seen_pppoe;	/* frames with a whole PPPoE session header */
 	__u64 seen_mpls;	/* frames with a whole MPLS label stack entry */
 	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
-	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
+	__u64 inner_fallback[CPUSTEER_INNER_FALLBACK_SLOTS];	/* by reason */
 	__u64 nic_hash[CPUSTEER_NIC_HASH_OUTCOMES];	/* --hash nic */
 };
 
@@ -318,9 +338,10 @@ enum cpusteer_kthread_policy {
  * scheduling (kthread_policy, kthread_priority); 11: the counters hold
  * seen_pppoe and seen_mpls, and two more pass reasons (mpls_depth,
  * mpls_payload); 12: a sixth tunnel kind, erspan, in the config's
- * `inner` and the counters.
+ * `inner` and the counters; 13: GTP-U's two kinds, gtpu and gtpu-teid,
+ * and the signalling fallback, in eight fallback slots.
  */
-#define CPUSTEER_STATE_VERSION 12
+#define CPUSTEER_STATE_VERSION 13
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -83,13 +83,30 @@ static bool tunneled(const struct classify_result *r)
 	return r->recorded && r->d.tunnel < CPUSTEER_TUNNELS;
 }
 
-static void print_flow(const struct cpusteer_flow_key *k)
+/* GTP-U by tunnel hashes the TEID where the ports would be: the flow is
+ * shown with it, not with ports it does not have.
+ */
+static bool by_teid(const struct classify_result *r)
+{
+	return tunneled(r) && r->d.tunnel == CPUSTEER_TUNNEL_GTPU_TEID &&
+	       r->d.inner_fallback == CPUSTEER_INNER_FALLBACKS;
+}
+
+static __u32 teid_of(const struct cpusteer_flow_key *k)
+{
+	return (__u32)k->sport << 16 | k->dport;
+}
+
+static void print_flow(const struct cpusteer_flow_key *k, bool teid)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 
 	format_addr(k->family, k->saddr, src, sizeof(src));
 	format_addr(k->family, k->daddr, dst, sizeof(dst));
-	if (k->family == 6)
+	if (teid)
+		printf(k->family == 6 ? "%s [%s] -> [%s] teid 0x%08x" : "%s %s -> %s teid 0x%08x",
+		       ip_proto_name(k->proto), src, dst, teid_of(k));
+	else if (k->family == 6)
 		printf("%s [%s]:%u -> [%s]:%u", ip_proto_name(k->proto), src, k->sport, dst,
 		       k->dport);
 	else
@@ -106,8 +123,8 @@ static void print_tunnel(const struct classify_result *r)
 		       inner_fallback_name(r->d.inner_fallback));
 		return;
 	}
-	printf("  [inner of %s ", tunnel_name(r->d.tunnel));
-	print_flow(&r->d.outer);
+	printf("  [%s %s ", by_teid(r) ? "tunnel of" : "inner of", tunnel_name(r->d.tunnel));
+	print_flow(&r->d.outer, false);
 	putchar(']');
 }
 
@@ -124,7 +141,7 @@ static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 	}
 	printf("%-6llu %5u  %-8s %4s %6s  ", (unsigned long long)index, len, r->verdict, cpu, bucket);
 	if (has_flow(r))
-		print_flow(k);
+		print_flow(k, by_teid(r));
 	else if (redirected(r))
 		printf("non-ip");
 	if (!frame_path_empty(&r->path)) {
@@ -139,7 +156,8 @@ static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 	putchar('\n');
 }
 
-static void json_flow(struct json *j, const char *key, const struct cpusteer_flow_key *k)
+static void json_flow(struct json *j, const char *key, const struct cpusteer_flow_key *k,
+		      bool teid)
 {
 	char addr[INET6_ADDRSTRLEN];
 
@@ -150,8 +168,12 @@ static void json_flow(struct json *j, const char *key, const struct cpusteer_flo
 	json_string(j, "src", addr);
 	format_addr(k->family, k->daddr, addr, sizeof(addr));
 	json_string(j, "dst", addr);
-	json_uint(j, "sport", k->sport);
-	json_uint(j, "dport", k->dport);
+	if (teid) {
+		json_uint(j, "teid", teid_of(k));
+	} else {
+		json_uint(j, "sport", k->sport);
+		json_uint(j, "dport", k->dport);
+	}
 	json_object_close(j);
 }
 
@@ -167,7 +189,7 @@ static void json_tunnel(struct json *j, const struct classify_result *r)
 		return;
 	}
 	json_string(j, "tunnel", tunnel_name(r->d.tunnel));
-	json_flow(j, "outer", &r->d.outer);
+	json_flow(j, "outer", &r->d.outer, false);
 	if (r->d.inner_fallback < CPUSTEER_INNER_FALLBACKS)
 		json_string(j, "inner_fallback", inner_fallback_name(r->d.inner_fallback));
 	else
@@ -199,7 +221,7 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 	else
 		json_null(j, "reason");
 	if (has_flow(r))
-		json_flow(j, "flow", k);
+		json_flow(j, "flow", k, by_teid(r));
 	else
 		json_null(j, "flow");
 	if (r->recorded)

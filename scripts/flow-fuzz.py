@@ -3,8 +3,8 @@
 
 Generates frames from their structure (VLAN tags, IPv4 options and
 fragments, IPv6 extension headers, TCP/UDP/SCTP and other protocols,
-VXLAN, GENEVE, GRE, IPIP, SIT and ERSPAN tunnels with Ethernet, IP or other
-payloads), then mutates their bytes (IP length fields, padding and
+VXLAN, GENEVE, GRE, IPIP, SIT, ERSPAN and GTP-U tunnels with Ethernet, IP or
+other payloads), then mutates their bytes (IP length fields, padding and
 trailing bytes, cuts, EtherTypes, flag bits, random bytes). Every frame
 goes through the kernel program (`cpusteer classify --json`, under several
 configurations) and through scripts/flow-verdict.py, which is
@@ -44,7 +44,7 @@ KEYS = ("000102030405060708090a0b0c0d0e0f", "f00dfeed0123456789abcdef13579bdf")
 CONFIGS = (
     ("inner-all", "0-1", ["--key", KEYS[0], "--inner", "all", "--buckets", "509"]),
     ("inner-some-symmetric-siphash13", "1",
-     ["--key", KEYS[1], "--inner", "vxlan:8472,geneve,ipip,erspan", "--non-ip", "cpu:1",
+     ["--key", KEYS[1], "--inner", "vxlan:8472,geneve,ipip,erspan,gtpu-teid", "--non-ip", "cpu:1",
       "--symmetric", "--hash", "siphash13", "--buckets", "64"]),
     ("no-inner", "0-1", ["--key", KEYS[1], "--non-ip", "cpu:0"]),
 )
@@ -208,7 +208,7 @@ class Generator:
 
     def transport(self, family, depth):
         """(protocol, its bytes): plain, or a tunnel while depth allows."""
-        tunnels = ("vxlan", "geneve", "gre", "ipip", "sit", "erspan") if depth < 2 else ()
+        tunnels = ("vxlan", "geneve", "gre", "ipip", "sit", "erspan", "gtpu") if depth < 2 else ()
         pick = self.r.random()
         if tunnels and pick < (0.5 if depth == 0 else 0.1):
             return self.tunnel(self.r.choice(tunnels), depth + 1)
@@ -270,6 +270,9 @@ class Generator:
             return 47, inner
         if kind == "erspan":
             return 47, self.erspan(depth)
+        if kind == "gtpu":
+            inner = self.gtpu(depth)
+            return 17, inner.wrapped(self.udp_head(2152, inner))
         if kind == "ipip":
             return 4, self.ipv4(depth) if self.chance(0.9) else self.ipv6(depth)
         return 41, self.ipv6(depth) if self.chance(0.9) else self.ipv4(depth)
@@ -296,6 +299,29 @@ class Generator:
         inner.tunnels.append((0, "erspan"))
         inner = inner.wrapped(self.gre_head(flags, 0x22EB if erspan_type == 3 else 0x88BE))
         inner.tunnels.append((0, "gre"))
+        return inner
+
+    def gtpu(self, depth):
+        """GTP-U, mostly a G-PDU carrying IP, with optional fields and up
+        to five extension headers of 4 to 12 octets, some of length 0."""
+        flags = self.r.choice((0, 0, 0x04, 0x02, 0x01, 0x07))
+        first = 0x30 | flags if self.chance(0.9) else self.r.getrandbits(8)
+        mtype = 255 if self.chance(0.8) else self.r.choice((254, 1, 2, 26, 31))
+        exts = b""
+        if flags:
+            count = self.r.choice((0, 1, 1, 2, 4, 5))
+            nxt = 0x85 if count else (0 if self.chance(0.8) else 0x85)
+            exts = self.rbytes(3) + bytes([nxt])
+            for i in range(count):
+                units = self.r.choice((1, 1, 2, 3, 0 if self.chance(0.1) else 1))
+                body = self.rbytes(max(units * 4 - 2, 0))
+                exts += bytes([units]) + body + bytes([0x85 if i + 1 < count else 0])
+        pick = self.r.random()
+        payload = self.ipv4(depth) if pick < 0.45 else self.ipv6(depth) if pick < 0.9 else \
+            Built(self.rbytes(self.r.randrange(0, 40)))
+        hdr = bytes([first, mtype]) + be16(len(exts) + len(payload.data)) + self.rbytes(4) + exts
+        inner = payload.wrapped(hdr)
+        inner.tunnels.append((0, "gtpu"))
         return inner
 
     def gre_head(self, flags, ptype):
@@ -384,11 +410,14 @@ def spec_config(options):
 
 
 def flow_key(j):
+    """A flow of classify's JSON as verdict.Flow.key() gives it: a GTP-U
+    tunnel's TEID as the ports it takes the place of."""
     if not j:
         return None
     proto = {v: k for k, v in verdict.PROTO_NAMES.items()}.get(j["proto"])
+    ports = (j["teid"] >> 16, j["teid"] & 0xFFFF) if "teid" in j else (j["sport"], j["dport"])
     return (j["family"], int(ipaddress.ip_address(j["src"])), int(ipaddress.ip_address(j["dst"])),
-            proto if proto is not None else int(j["proto"]), j["sport"], j["dport"])
+            proto if proto is not None else int(j["proto"])) + ports
 
 
 def differences(want, got, table, cpus):
@@ -440,10 +469,12 @@ def outcome_name(row):
 # tunnel kind steered by its inner flow and falling back for each reason.
 COVERAGE = ["redirect", "non_ip", "truncated_l2", "truncated_l3", "truncated_l4", "bad_l3",
             "bad_ip_length", "ipv6_ext_headers", "vlan_depth", "mpls_depth", "mpls_payload"] + \
-    ["%s %s" % (kind, why) for kind in ("vxlan", "geneve", "gre", "ipip", "sit", "erspan")
+    ["%s %s" % (kind, why) for kind in ("vxlan", "geneve", "gre", "ipip", "sit", "erspan", "gtpu")
      for why in ("inner", "truncated", "unsupported", "malformed")
      if (kind, why) not in (("ipip", "unsupported"), ("sit", "unsupported"))] + \
-    ["%s outer_fragment" % kind for kind in ("gre", "ipip", "sit")]
+    ["%s outer_fragment" % kind for kind in ("gre", "ipip", "sit")] + \
+    ["gtpu signalling"] + \
+    ["gtpu-teid %s" % why for why in ("inner", "truncated", "unsupported", "signalling")]
 
 
 def main():

@@ -7,11 +7,13 @@ selftest can hold the two against each other (selftests/test_classify_cli.sh;
 scripts/flow-verdict.py uses it for the frames of a capture).
 
     scripts/flow-hash.py --key HEX [--hash multilinear|siphash13] [--symmetric]
-                         [--buckets N] SRC DST PROTO [SPORT DPORT]
+                         [--buckets N] [--teid TEID] SRC DST PROTO [SPORT DPORT]
 
 SRC and DST are IPv4 or IPv6 addresses, PROTO a protocol number; give
 ports only for TCP (6), UDP (17) and SCTP (132) when the packet carries
-them (not for a non-first fragment). Prints the message in hex, the 32-bit
+them (not for a non-first fragment). --teid (decimal or 0x hex) gives a
+GTP-U tunnel under `--inner gtpu-teid`: the outer addresses, 17 for PROTO,
+and the TEID in the ports' place. Prints the message in hex, the 32-bit
 hash and the bucket.
 """
 import argparse
@@ -137,10 +139,15 @@ def main():
     p.add_argument("dst", type=ipaddress.ip_address)
     p.add_argument("proto", type=int)
     p.add_argument("ports", type=int, nargs="*", metavar="PORT")
+    p.add_argument("--teid", type=lambda t: int(t, 0), help="a GTP-U tunnel's TEID")
     a = p.parse_args()
     if len(a.ports) not in (0, 2) or a.src.version != a.dst.version:
         p.error("give both ports or none, and two addresses of one family")
+    if a.teid is not None and (a.ports or not 0 <= a.teid <= 0xFFFFFFFF):
+        p.error("--teid is 32 bits, in place of the ports")
     sport, dport = a.ports or (0, 0)
+    if a.teid is not None:
+        sport, dport = a.teid >> 16, a.teid & 0xFFFF
     message = flow_message(a.src, a.dst, a.proto, sport, dport, a.symmetric)
     h = flow_hash(a.key, message, a.hash)
     print("message %s\nhash %u\nbucket %u" % (message.hex(), h, h * a.buckets >> 32))

@@ -41,10 +41,14 @@ PORT_PROTOS = (6, 17, 132)           # TCP, UDP, SCTP
 EXT_HEADERS = (0, 43, 60, 44)        # hop-by-hop, routing, destination options, fragment
 MAX_EXT_HEADERS = 8
 MAX_VLAN_TAGS = 4
-UDP_TUNNELS = ("vxlan", "geneve")
+UDP_TUNNELS = ("vxlan", "geneve", "gtpu", "gtpu-teid")
 IP_TUNNELS = {47: "gre", 4: "ipip", 41: "sit"}
 ERSPAN_TYPES = (0x88BE, 0x22EB)     # GRE protocols: types I and II, type III
-DEFAULT_PORTS = {"vxlan": 4789, "geneve": 6081}
+DEFAULT_PORTS = {"vxlan": 4789, "geneve": 6081, "gtpu": 2152, "gtpu-teid": 2152}
+# `--inner all`: every kind steered by the inner flow (gtpu-teid is not)
+ALL_KINDS = ("vxlan", "geneve", "gtpu", "gre", "ipip", "sit", "erspan")
+GTPU_G_PDU, GTPU_END_MARKER = 255, 254
+MAX_GTPU_EXT_HEADERS = 4
 PROTO_NAMES = {6: "tcp", 17: "udp", 132: "sctp", 1: "icmp", 58: "icmpv6"}
 
 
@@ -58,17 +62,25 @@ class Stop(Exception):
 
 
 class Flow:
-    def __init__(self, family, src, dst, proto, sport=0, dport=0):
+    """`teid`: a GTP-U tunnel's, hashed where the ports would be."""
+    def __init__(self, family, src, dst, proto, sport=0, dport=0, teid=None):
         self.family, self.src, self.dst = family, src, dst
         self.proto, self.sport, self.dport = proto, sport, dport
+        self.teid = teid
+        if teid is not None:
+            self.sport, self.dport = teid >> 16, teid & 0xFFFF
 
     def key(self):
         return (self.family, int(self.src), int(self.dst), self.proto, self.sport, self.dport)
 
     def as_json(self):
-        return {"family": self.family, "proto": PROTO_NAMES.get(self.proto, str(self.proto)),
-                "src": str(self.src), "dst": str(self.dst),
-                "sport": self.sport, "dport": self.dport}
+        j = {"family": self.family, "proto": PROTO_NAMES.get(self.proto, str(self.proto)),
+             "src": str(self.src), "dst": str(self.dst)}
+        if self.teid is not None:
+            j["teid"] = self.teid
+        else:
+            j.update(sport=self.sport, dport=self.dport)
+        return j
 
 
 class Datagram:
@@ -86,8 +98,7 @@ class Config:
         self.udp_ports, self.ip_tunnels = {}, set()
         for item in ([] if inner == "none" else inner.split(",")):
             kind, _, port = item.partition(":")
-            kinds = list(DEFAULT_PORTS) + list(IP_TUNNELS.values()) + ["erspan"] \
-                if kind == "all" else [kind]
+            kinds = ALL_KINDS if kind == "all" else [kind]
             for k in kinds:
                 if k in UDP_TUNNELS:
                     self.udp_ports[int(port) if port else DEFAULT_PORTS[k]] = k
@@ -256,10 +267,63 @@ def erspan_header(frame, hdr, room, ptype, sequenced):
     return 8
 
 
+def gtpu_header(frame, d):
+    """Step 3's checks common to both GTP-U kinds: (the header's start, the
+    octets left from there, its first octet, its message type)."""
+    hdr, room = d.l4 + 8, d.end - d.l4 - 8
+    if room < 8:
+        raise Stop("truncated")
+    if frame[hdr] >> 4 != 0x3:                  # version 1, PT 1
+        raise Stop("unsupported")
+    return hdr, room, frame[hdr], frame[hdr + 1]
+
+
+def gtpu_by_tunnel(frame, d):
+    """A G-PDU's or an End Marker's tunnel: the outer flow with the TEID in
+    place of the ports."""
+    hdr, _, _, mtype = gtpu_header(frame, d)
+    if mtype not in (GTPU_G_PDU, GTPU_END_MARKER):
+        raise Stop("signalling")
+    f = d.flow
+    return Flow(f.family, f.src, f.dst, f.proto, teid=struct.unpack_from(">I", frame, hdr + 4)[0])
+
+
+def gtpu_payload(frame, d):
+    """A G-PDU's datagram past the optional fields and extension headers:
+    (its type by the first nibble, where it starts)."""
+    hdr, room, first, mtype = gtpu_header(frame, d)
+    if mtype != GTPU_G_PDU:
+        raise Stop("signalling")
+    length = 8
+    if first & 0x07:                            # E, S or PN: 4 optional octets
+        if room < 12:
+            raise Stop("truncated")
+        length, nxt, walked = 12, frame[hdr + 11] if first & 0x04 else 0, 0
+        while nxt:
+            if walked == MAX_GTPU_EXT_HEADERS:
+                raise Stop("unsupported")
+            if room - length < 1:
+                raise Stop("truncated")
+            ext = frame[hdr + length] * 4
+            if not ext:
+                raise Stop("malformed")
+            if room - length < ext:
+                raise Stop("truncated")
+            nxt, length, walked = frame[hdr + length + ext - 1], length + ext, walked + 1
+    if room - length < 1:
+        raise Stop("truncated")
+    version = frame[hdr + length] >> 4
+    if version not in (4, 6):
+        raise Stop("unsupported")
+    return (ETH_IPV4 if version == 4 else ETH_IPV6), hdr + length
+
+
 def tunnel_payload(frame, d, kind):
     """Step 3: (the payload's type, where it starts), read within the outer
     datagram."""
     room = d.end - d.l4
+    if kind == "gtpu":
+        return gtpu_payload(frame, d)
     if kind in UDP_TUNNELS:
         hdr = d.l4 + 8
         if room < 8 + 8:
@@ -307,6 +371,8 @@ def inner_flow(frame, d, kind):
     """The flow the tunnel carries, or raises Stop with its fallback."""
     if d.fragment:
         raise Stop("outer_fragment")
+    if kind == "gtpu-teid":
+        return gtpu_by_tunnel(frame, d)
     ptype, start = tunnel_payload(frame, d, kind)
     try:
         l3 = start
@@ -324,7 +390,7 @@ def inner_flow(frame, d, kind):
 
 def hashed(flow, cfg):
     message = flow_hash.flow_message(flow.src, flow.dst, flow.proto, flow.sport, flow.dport,
-                                     cfg.symmetric)
+                                     cfg.symmetric)  # a TEID's halves in the ports' place
     h = flow_hash.flow_hash(cfg.key, message, cfg.hash_fn)
     return h, h * cfg.buckets >> 32
 

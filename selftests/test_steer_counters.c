@@ -20,6 +20,7 @@
 #include "indirection.h"
 #include "names.h"
 #include "steer_fixture.h"
+#include "tunnel_opts.h"
 
 /* Every entry of an array, in a mover. */
 #define ANY_ENTRY ~0u
@@ -227,10 +228,11 @@ static bool send_tunnel(struct fixture *e, __u32 kind, struct pkt_spec *outer,
 	struct fixture_result r;
 
 	pkt_spec_init(&in, kind == CPUSTEER_TUNNEL_SIT ? 6 : 4, IPPROTO_UDP);
-	outer->dport = kind == CPUSTEER_TUNNEL_GENEVE ? 6081 : 4789;
+	outer->dport = tunnel_default_port(kind);
 	len = pkt_build_tunnel(outer, &encap, &in, frame, sizeof(frame));
 	ASSERT_TRUE(len > 0, "tunnel frame fits");
-	if (kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE)
+	if (kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
+	    kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID)
 		tunnel += 8;
 	if (patch)	/* the patches are of VXLAN, whose inner frame is Ethernet, and IPIP */
 		patch(frame, tunnel, tunnel + (kind == CPUSTEER_TUNNEL_VXLAN ? 8 + ETH_HLEN : 0));
@@ -238,7 +240,7 @@ static bool send_tunnel(struct fixture *e, __u32 kind, struct pkt_spec *outer,
 	return sent(&r, what);
 }
 
-/* Instance options "inner all". */
+/* Instance options "inner all", or "inner gtpu-teid" for that kind. */
 static bool send_tunnelled_flow(struct fixture *e, __u32 kind)
 {
 	struct pkt_spec outer;
@@ -257,6 +259,13 @@ static void inner_ihl_4(__u8 *frame, size_t tunnel, size_t inner_l3)
 {
 	(void)tunnel;
 	frame[inner_l3] = 0x44;
+}
+
+/* A GTP-U G-PDU made an echo request. */
+static void gtpu_echo_request(__u8 *frame, size_t tunnel, size_t inner_l3)
+{
+	(void)inner_l3;
+	frame[tunnel + 1] = 1;
 }
 
 /* 60 bytes of inner header in a datagram that ends sooner. */
@@ -289,6 +298,9 @@ static bool send_unreadable_tunnel(struct fixture *e, __u32 why)
 		outer.more_fragments = true;
 		return send_tunnel(e, CPUSTEER_TUNNEL_GRE, &outer, NULL,
 				   "first fragment of a GRE datagram");
+	case CPUSTEER_INNER_SIGNALLING:
+		return send_tunnel(e, CPUSTEER_TUNNEL_GTPU, &outer, gtpu_echo_request,
+				   "gtpu echo request");
 	default:
 		printf("#   no tunnel here falls back as %s\n", inner_fallback_name(why));
 		tu_failures++;
@@ -304,6 +316,8 @@ static const struct mover movers[] = {
 	{ "errors", CPUSTEER_ERR_NO_CPUMAP_ENTRY, .opt = "cpus", .arg = "1",
 	  .make = send_to_missing_cpumap_entry, .alters = true },
 	{ "errors", CPUSTEER_ERR_BAD_BUCKET, .make = send_to_bad_bucket, .alters = true },
+	{ "inner_steered", CPUSTEER_TUNNEL_GTPU_TEID, .opt = "inner", .arg = "gtpu-teid",
+	  .make = send_tunnelled_flow },
 	{ "inner_steered", ANY_ENTRY, .opt = "inner", .arg = "all", .make = send_tunnelled_flow },
 	{ "inner_fallback", ANY_ENTRY, .opt = "inner", .arg = "all",
 	  .make = send_unreadable_tunnel },
@@ -353,7 +367,7 @@ static __u64 moved_by(const struct counter_desc *c, __u32 index, const struct fi
 }
 
 /* The instances the movers that leave them as they were share. */
-#define SHARED_INSTANCES 4
+#define SHARED_INSTANCES 5
 
 struct instances {
 	struct fixture e[SHARED_INSTANCES];

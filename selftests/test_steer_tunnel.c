@@ -52,11 +52,16 @@ static const struct tunnel_case cases[] = {
 	  { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 3, .erspan_subheader = true,
 	    .gre_flags = 0x2000 }, 6, 0 },
 	{ "erspan type I", { .kind = CPUSTEER_TUNNEL_ERSPAN, .erspan_type = 1 }, 4, 0 },
+	{ "gtpu", { .kind = CPUSTEER_TUNNEL_GTPU, .vni = 0x1000 }, 4, 0 },
+	{ "gtpu with a sequence number and two extension headers, in IPv6",
+	  { .kind = CPUSTEER_TUNNEL_GTPU, .vni = 0x2000, .gtpu_flags = 0x02, .gtpu_ext = 2 }, 6, 0 },
 };
 #define ERSPAN2 12	/* indices of the ERSPAN cases above */
 #define ERSPAN3 13
 #define ERSPAN3_SUB6 14
 #define ERSPAN1 15
+#define GTPU 16
+#define GTPU_EXT6 17
 
 /* The outer header every inner flow of a case shares: one 5-tuple, as a
  * sender that does not vary the source port makes it. `variant` moves
@@ -67,7 +72,7 @@ static void outer_spec(struct pkt_spec *o, int family, int kind, int variant)
 {
 	pkt_spec_init(o, family, IPPROTO_UDP);
 	o->sport = 40000 + variant;
-	o->dport = kind == CPUSTEER_TUNNEL_GENEVE ? 6081 : 4789;
+	o->dport = kind == CPUSTEER_TUNNEL_GENEVE ? 6081 : kind == CPUSTEER_TUNNEL_GTPU ? 2152 : 4789;
 	if (family == 4) {
 		pkt_set_addr4(o->saddr, 0xc6336401 + variant);	/* 198.51.100.x */
 		pkt_set_addr4(o->daddr, 0xcb007102);		/* 203.0.113.2 */
@@ -79,7 +84,8 @@ static void outer_spec(struct pkt_spec *o, int family, int kind, int variant)
 
 static bool is_udp_case(const struct tunnel_case *c)
 {
-	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.kind == CPUSTEER_TUNNEL_GENEVE;
+	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.kind == CPUSTEER_TUNNEL_GENEVE ||
+	       c->encap.kind == CPUSTEER_TUNNEL_GTPU;
 }
 
 static void inner_flow(struct pkt_spec *in, const struct tunnel_case *c)
@@ -381,6 +387,19 @@ static size_t erspan_header_len(const struct tunnel_case *c)
 	       (type == 3 ? 12 + 8 * c->encap.erspan_subheader : 8);
 }
 
+/* GTP-U's header as frame_builder writes it: 8 octets, 4 more with any
+ * flag, and extension headers of 4 and 8 octets in turn.
+ */
+static size_t gtpu_header_len(const struct pkt_encap *e)
+{
+	size_t len = 8 + (e->gtpu_flags || e->gtpu_ext ? 4 : 0);
+	int i;
+
+	for (i = 0; i < e->gtpu_ext; i++)
+		len += i % 2 ? 8 : 4;
+	return len;
+}
+
 /* The tunnel a frame of case `c` cut `room` octets into its transport
  * header is recorded as: a GRE header too short to name its protocol
  * is GRE, whatever it carries.
@@ -410,6 +429,10 @@ static size_t inner_l3_offset(const struct tunnel_case *c, const struct pkt_spec
 		break;
 	case CPUSTEER_TUNNEL_ERSPAN:
 		off += erspan_header_len(c);
+		break;
+	case CPUSTEER_TUNNEL_GTPU:
+		off += 8 + gtpu_header_len(&c->encap);
+		ethernet = false;
 		break;
 	default:
 		ethernet = false;
@@ -545,6 +568,18 @@ static const struct patched_case unreadable[] = {
 	{ "erspan carrying ARP (0x0806)", ERSPAN2, true, 13, 0x06, 0xff, CPUSTEER_INNER_UNSUPPORTED },
 	{ "erspan type I carrying EtherType 0", ERSPAN1, true, 12, 0x00, 0xff,
 	  CPUSTEER_INNER_UNSUPPORTED },
+	/* GTP-U: its header right after the UDP header; an extension
+	 * header's length at 12 in GTPU_EXT6's frame.
+	 */
+	{ "gtpu version 2", GTPU, false, 0, 0x40, 0xe0, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gtp prime (PT 0)", GTPU, false, 0, 0x00, 0x10, CPUSTEER_INNER_UNSUPPORTED },
+	{ "gtpu echo request", GTPU, false, 1, 1, 0xff, CPUSTEER_INNER_SIGNALLING },
+	{ "gtpu error indication", GTPU, false, 1, 26, 0xff, CPUSTEER_INNER_SIGNALLING },
+	{ "gtpu end marker", GTPU_EXT6, false, 1, 254, 0xff, CPUSTEER_INNER_SIGNALLING },
+	{ "gtpu extension header of length 0", GTPU_EXT6, false, 12, 0, 0xff,
+	  CPUSTEER_INNER_MALFORMED },
+	{ "gtpu carrying neither IPv4 nor IPv6", GTPU, true, 0, 0x50, 0xf0,
+	  CPUSTEER_INNER_UNSUPPORTED },
 };
 
 /* Runs the frame of `u`'s tunnel case, patched, through `e` (--inner
@@ -615,7 +650,7 @@ static void unreadable_tunnels_fall_back_to_outer_flow(void)
  * inner flow (`why` none), where the same frame without them lands. GRE
  * bits 4-12, as the stack's GRE receive path ignores them; VXLAN's flags
  * but I and its reserved fields (RFC 7348); GENEVE's O and C bits and
- * its reserved ones.
+ * its reserved ones; GTP-U's spare bit, Length, TEID and optional fields.
  */
 #define NONE CPUSTEER_INNER_FALLBACKS
 static const struct patched_case ignored_bits[] = {
@@ -641,6 +676,11 @@ static const struct patched_case ignored_bits[] = {
 	{ "erspan type III with a timestamp", ERSPAN3, false, 12, 0xff, 0xff, NONE },
 	{ "erspan type III with P and hardware ID bits", ERSPAN3, false, 18, 0x83, 0x83, NONE },
 	{ "erspan type III with D and Gra bits", ERSPAN3, false, 19, 0xfe, 0xfe, NONE },
+	{ "gtpu with its spare bit", GTPU, false, 0, 0x08, 0x08, NONE },
+	{ "gtpu with a Length at odds with the datagram", GTPU, false, 2, 0xff, 0xff, NONE },
+	{ "gtpu with another TEID", GTPU, false, 4, 0xff, 0xff, NONE },
+	{ "gtpu with another sequence and N-PDU number", GTPU_EXT6, false, 8, 0xff, 0xff, NONE },
+	{ "gtpu with another extension header content", GTPU_EXT6, false, 13, 0xff, 0xff, NONE },
 };
 #undef NONE
 

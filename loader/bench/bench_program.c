@@ -72,6 +72,9 @@ static const struct program_case cases[] = {
 	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP), false },
 	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT), false },
 	{ TUNNELED("inner_erspan", 4, CPUSTEER_TUNNEL_ERSPAN), false },
+	{ TUNNELED("inner_gtpu", 4, CPUSTEER_TUNNEL_GTPU), false },
+	/* GTP-U by tunnel: the G-PDU's first 8 octets, not its datagram. */
+	{ STEER("gtpu_by_teid", 4, IPPROTO_UDP), "gtpu-teid", CPUSTEER_TUNNEL_GTPU_TEID, NULL, false },
 	/* What --bucket-stats adds to a packet: the peer is the same frame
 	 * without it.
 	 */
@@ -105,7 +108,7 @@ static size_t build_frame(const struct program_case *c, __u8 *frame, size_t cap)
 	pkt_spec_init(&outer, 4, IPPROTO_UDP);
 	pkt_set_addr4(outer.saddr, 0xc0000201);
 	pkt_set_addr4(outer.daddr, 0xc0000202);
-	outer.dport = c->tunnel == CPUSTEER_TUNNEL_GENEVE ? GENEVE_DEFAULT_PORT : VXLAN_DEFAULT_PORT;
+	outer.dport = tunnel_default_port(c->tunnel);
 	return pkt_build_tunnel(&outer, &e, &s, frame, cap);
 }
 

@@ -25,7 +25,8 @@ const struct counter_desc counter_descs[] = {
 	  .metric = "error", .label = "error" },
 	{ ARRAY(inner_steered, CPUSTEER_TUNNELS, tunnel_name), .group = COUNTER_NOTE,
 	  .unit = "packets",
-	  .help = "tunnelled packets steered by their inner flow (load --inner), by tunnel",
+	  .help = "tunnelled packets steered by their inner flow, or GTP-U by its tunnel "
+		  "(load --inner), by tunnel",
 	  .title = "INNER FLOW STEERED", .json_key = "inner_steered",
 	  .json_total_key = "inner_steered", .status = "inner steered", .shown = SHOWN_WITH_INNER,
 	  .metric = "inner_steered", .label = "tunnel" },

@@ -33,6 +33,8 @@ static const char *const tunnels[CPUSTEER_TUNNELS] = {
 	[CPUSTEER_TUNNEL_IPIP] = "ipip",
 	[CPUSTEER_TUNNEL_SIT] = "sit",
 	[CPUSTEER_TUNNEL_ERSPAN] = "erspan",
+	[CPUSTEER_TUNNEL_GTPU] = "gtpu",
+	[CPUSTEER_TUNNEL_GTPU_TEID] = "gtpu-teid",
 };
 
 static const char *const inner_fallbacks[CPUSTEER_INNER_FALLBACKS] = {
@@ -40,6 +42,7 @@ static const char *const inner_fallbacks[CPUSTEER_INNER_FALLBACKS] = {
 	[CPUSTEER_INNER_UNSUPPORTED] = "unsupported",
 	[CPUSTEER_INNER_MALFORMED] = "malformed",
 	[CPUSTEER_INNER_OUTER_FRAGMENT] = "outer_fragment",
+	[CPUSTEER_INNER_SIGNALLING] = "signalling",
 };
 
 const char *tunnel_name(__u32 kind)

@@ -313,6 +313,42 @@ static size_t write_erspan_header(const struct pkt_encap *e, __u8 *p)
 	return len + hlen;
 }
 
+/* GTP-U's header (version 1, PT 1) and its extension headers, each a
+ * PDU session container (type 0x85) of 4 or 8 octets in turn; its Length
+ * is written when the payload is there (gtpu_set_length).
+ */
+static size_t write_gtpu_header(const struct pkt_encap *e, __u8 *p)
+{
+	__u8 flags = (e->gtpu_flags & 0x03) | (e->gtpu_ext ? 0x04 : 0);
+	size_t len = 8, ext_len;
+	int i;
+
+	p[0] = 0x30 | flags;
+	p[1] = e->gtpu_type ? e->gtpu_type : 255;
+	put16(p + 2, 0);
+	put32(p + 4, e->vni);
+	if (!flags)
+		return len;
+	put32(p + len, 0x00070000);	/* sequence 7, N-PDU 0, next type 0 */
+	len += 4;
+	if (e->gtpu_ext)
+		p[len - 1] = 0x85;
+	for (i = 0; i < e->gtpu_ext; i++) {
+		ext_len = i % 2 ? 8 : 4;
+		memset(p + len, 0, ext_len);
+		p[len] = ext_len / 4;
+		p[len + 1] = 0x10;		/* PDU type 1 (uplink) */
+		p[len + ext_len - 1] = i + 1 < e->gtpu_ext ? 0x85 : 0;
+		len += ext_len;
+	}
+	return len;
+}
+
+static bool is_gtpu(int kind)
+{
+	return kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID;
+}
+
 /* The tunnel header in front of the payload; returns its length. */
 static size_t write_tunnel_header(const struct pkt_encap *e, __u16 payload_type, __u8 *p)
 {
@@ -342,6 +378,9 @@ static size_t write_tunnel_header(const struct pkt_encap *e, __u16 payload_type,
 		return write_gre_header(e->gre_flags, payload_type, e->vni, p);
 	case CPUSTEER_TUNNEL_ERSPAN:
 		return write_erspan_header(e, p);
+	case CPUSTEER_TUNNEL_GTPU:
+	case CPUSTEER_TUNNEL_GTPU_TEID:
+		return write_gtpu_header(e, p);
 	default:
 		return 0;	/* IPIP and SIT: the datagram follows at once */
 	}
@@ -352,6 +391,8 @@ static __u8 tunnel_proto(int kind)
 	switch (kind) {
 	case CPUSTEER_TUNNEL_VXLAN:
 	case CPUSTEER_TUNNEL_GENEVE:
+	case CPUSTEER_TUNNEL_GTPU:
+	case CPUSTEER_TUNNEL_GTPU_TEID:
 		return IPPROTO_UDP;
 	case CPUSTEER_TUNNEL_GRE:
 	case CPUSTEER_TUNNEL_ERSPAN:
@@ -369,7 +410,7 @@ size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,
 	__u8 frame[INNER_FRAME_MAX], payload[TUNNEL_HDR_MAX + INNER_FRAME_MAX];
 	bool ethernet = e->kind == CPUSTEER_TUNNEL_VXLAN || e->kind == CPUSTEER_TUNNEL_ERSPAN ||
 			(e->ethernet && e->kind != CPUSTEER_TUNNEL_IPIP &&
-			 e->kind != CPUSTEER_TUNNEL_SIT);
+			 e->kind != CPUSTEER_TUNNEL_SIT && !is_gtpu(e->kind));
 	size_t len = pkt_build(inner, frame, sizeof(frame)), skip, hlen;
 	struct pkt_spec o = *outer;
 
@@ -379,6 +420,8 @@ size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,
 	hlen = write_tunnel_header(e, ethernet ? 0x6558 : inner->family == 6 ? 0x86dd : 0x0800,
 				   payload);
 	memcpy(payload + hlen, frame + skip, len - skip);
+	if (is_gtpu(e->kind))	/* GTP-U's Length: all after its first 8 octets */
+		put16(payload + 2, hlen - 8 + len - skip);
 	o.proto = tunnel_proto(e->kind);
 	o.payload = payload;
 	o.payload_len = hlen + len - skip;

@@ -2,7 +2,7 @@
 /* Builds test and benchmark frames: Ethernet with VLAN tags, IPv4 with
  * options or IPv6 with extension headers, fragments, and UDP, TCP or SCTP,
  * with valid IPv4, UDP and TCP checksums, optionally in a PPPoE session; and such a frame inside a
- * VXLAN, GENEVE, GRE, IPIP, SIT or ERSPAN tunnel.
+ * VXLAN, GENEVE, GRE, IPIP, SIT, ERSPAN or GTP-U tunnel.
  */
 #ifndef CPUSTEER_FRAME_BUILDER_H
 #define CPUSTEER_FRAME_BUILDER_H
@@ -77,11 +77,20 @@ struct pkt_encap {
 				 * session ID (10 bits) */
 	int erspan_type;	/* ERSPAN: 1, 2 or 3 (0: 2); always Ethernet */
 	bool erspan_subheader;	/* ERSPAN type III: the O bit, and 8 octets */
+	/* GTP-U (either kind; `vni` is the TEID), always carrying the IP
+	 * datagram: the message type (0: a G-PDU, 255), the S and PN flags
+	 * (0x02, 0x01), and how many extension headers to chain (the E
+	 * flag with them), PDU session containers of 4 and 8 octets in
+	 * turn. Any flag adds the 4 octets of optional fields.
+	 */
+	__u8 gtpu_type;
+	__u8 gtpu_flags;
+	int gtpu_ext;
 };
 
 /* The frame of `outer` whose payload is the encapsulated frame of
- * `inner`: `outer` gives the outer Ethernet and IP headers, and for VXLAN
- * and GENEVE the UDP ports; its protocol and payload are set here.
+ * `inner`: `outer` gives the outer Ethernet and IP headers, and for VXLAN,
+ * GENEVE and GTP-U the UDP ports; its protocol and payload are set here.
  * Returns the length, or 0 if cap is too small.
  */
 size_t pkt_build_tunnel(const struct pkt_spec *outer, const struct pkt_encap *e,

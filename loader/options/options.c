@@ -191,7 +191,8 @@ const struct cli_option steer_options[] = {
 	 */
 	[STEER_INNER] = { .name = "inner", .arg = "LIST", .parse = opt_inner,
 			  .help = "steer tunnels by their inner flow: vxlan[:PORT],\n"
-				  "geneve[:PORT], gre, ipip, sit, erspan, all or none",
+				  "geneve[:PORT], gre, ipip, sit, erspan, gtpu[:PORT],\n"
+				  "all or none; gtpu-teid[:PORT]: GTP-U by tunnel",
 			  .def = "none", CLI_SPAN(struct steer_opts, cfg.inner, cfg.udp_tunnel_filter) },
 	[STEER_OPTIONS] = {}
 };

@@ -9,11 +9,25 @@
 #include "names.h"
 #include "tunnel_opts.h"
 
-#define INNER_EXPECTED "vxlan[:PORT], geneve[:PORT], gre, ipip, sit, erspan, all or none"
+#define INNER_EXPECTED \
+	"vxlan[:PORT], geneve[:PORT], gre, ipip, sit, erspan, gtpu[:PORT], gtpu-teid[:PORT], all or none"
 
 static bool is_udp_tunnel(__u32 kind)
 {
-	return kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE;
+	return kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
+	       kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID;
+}
+
+__u32 tunnel_default_port(__u32 kind)
+{
+	switch (kind) {
+	case CPUSTEER_TUNNEL_VXLAN:
+		return VXLAN_DEFAULT_PORT;
+	case CPUSTEER_TUNNEL_GENEVE:
+		return GENEVE_DEFAULT_PORT;
+	default:
+		return GTPU_DEFAULT_PORT;
+	}
 }
 
 static int kind_by_name(const char *name, size_t len, __u32 *kind)
@@ -71,7 +85,7 @@ static int add_kind(struct cpusteer_config *cfg, __u32 kind, const char *port_ar
 		}
 		return 0;
 	}
-	port = kind == CPUSTEER_TUNNEL_VXLAN ? VXLAN_DEFAULT_PORT : GENEVE_DEFAULT_PORT;
+	port = tunnel_default_port(kind);
 	if (port_arg) {
 		err = parse_u32("--inner UDP port", port_arg, 1, 65535, &port);
 		if (err)
@@ -111,9 +125,14 @@ int inner_parse(const char *arg, struct cpusteer_config *cfg)
 	inner_clear(cfg);
 	if (!strcmp(arg, "none"))
 		return 0;
+	/* Every kind steered by the inner flow: GTP-U by tunnel would take
+	 * the same port as GTP-U by the inner flow.
+	 */
 	if (!strcmp(arg, "all")) {
-		for (kind = 0; kind < CPUSTEER_TUNNELS; kind++)
-			add_kind(cfg, kind, NULL);
+		for (kind = 0; kind < CPUSTEER_TUNNELS; kind++) {
+			if (kind != CPUSTEER_TUNNEL_GTPU_TEID)
+				add_kind(cfg, kind, NULL);
+		}
 		return 0;
 	}
 	if (!*arg || strlen(arg) >= sizeof(list) || arg[strlen(arg) - 1] == ',' ||
