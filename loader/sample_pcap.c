@@ -35,6 +35,26 @@ static void write_flows(struct capture *w, __u32 flows)
 	}
 }
 
+/* A GTP-U G-PDU with a PDU session container, as a 5G user plane
+ * receives one from a base station.
+ */
+static void write_gtpu(struct capture *w)
+{
+	struct pkt_encap g = { .kind = CPUSTEER_TUNNEL_GTPU, .vni = 0x00c0ffee, .gtpu_ext = 1 };
+	struct pkt_spec outer, in;
+	__u8 frame[512];
+	size_t len;
+
+	pkt_spec_init(&outer, 4, IPPROTO_UDP);
+	pkt_set_addr4(outer.saddr, 0x0a640001);		/* 10.100.0.1 */
+	pkt_set_addr4(outer.daddr, 0x0a640002);
+	outer.sport = outer.dport = 2152;
+	pkt_spec_init(&in, 4, IPPROTO_TCP);
+	len = pkt_build_tunnel(&outer, &g, &in, frame, sizeof(frame));
+	if (len)
+		capture_write(w, frame, len);
+}
+
 static void write_special_cases(struct capture *w)
 {
 	struct pkt_spec s;
@@ -95,6 +115,7 @@ static void write_special_cases(struct capture *w)
 	s.mpls_label[0] = 100;
 	s.mpls_label[1] = 200;
 	write_spec(w, &s);			/* two MPLS labels */
+	write_gtpu(w);
 }
 
 struct sample_pcap_opts {
@@ -117,7 +138,8 @@ const struct cli_command sample_pcap_command = {
 		 "then one frame of each special case: VLAN, QinQ, IPv4 options, IPv6\n"
 		 "extension headers, fragments, SCTP, ICMP, ARP, a frame cut short of\n"
 		 "its IP length, one too short to be Ethernet, a datagram that ends\n"
-		 "inside its ports, a PPPoE session behind a tag and two MPLS labels.\n",
+		 "inside its ports, a PPPoE session behind a tag, two MPLS labels\n"
+		 "and a GTP-U G-PDU.\n",
 	.groups = { { sample_pcap_options, 0 } },
 	.start = &sample_pcap_start,
 	.run = cmd_sample_pcap,

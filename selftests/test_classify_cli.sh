@@ -262,6 +262,31 @@ for message, want in ((b"", 0xd1fba762150c532c), (b"\x00", 0x68a914128e01e473),
 
 # Every redirected frame of the sample capture with a flow, under each
 # hash, with and without --symmetric, against the script's hash and bucket.
+# The sample's G-PDU (TEID 0x00c0ffee, 10.100.0.1 to .2): by tunnel, its
+# flow is the outer addresses with the TEID; by the inner flow, the TCP
+# flow inside, with the tunnel and its outer flow beside it.
+classify_shows_gtpu_both_ways() {
+	have_captures || return
+	"$CPUSTEER" classify --key "$KEY_A" --inner gtpu-teid "$SAMPLE" >"$T_TMP/teid.txt" 2>&1 ||
+		t_fail "classify --inner gtpu-teid failed"
+	grep -q 'udp 10.100.0.1 -> 10.100.0.2 teid 0x00c0ffee  \[tunnel of gtpu-teid udp 10.100.0.1:2152 -> 10.100.0.2:2152\]' \
+		"$T_TMP/teid.txt" || t_fail "no text row shows the tunnel by its TEID"
+	"$CPUSTEER" classify --key "$KEY_A" --inner gtpu "$SAMPLE" >"$T_TMP/gtpu.txt" 2>&1 ||
+		t_fail "classify --inner gtpu failed"
+	grep -q '^[0-9].*tcp .*\[inner of gtpu udp 10.100.0.1:2152 -> 10.100.0.2:2152\]' \
+		"$T_TMP/gtpu.txt" || t_fail "no text row shows the inner flow of the G-PDU"
+	classify_json "$T_TMP/teid.json" --key "$KEY_A" --inner gtpu-teid "$SAMPLE" || return
+	py_check '
+import json, sys
+rows = [p for p in json.load(open(sys.argv[1]))["packets"] if p["tunnel"] == "gtpu-teid"]
+if len(rows) != 1:
+    print("%d frames by tunnel, expected 1" % len(rows))
+elif rows[0]["flow"] != {"family": 4, "proto": "udp", "src": "10.100.0.1",
+                         "dst": "10.100.0.2", "teid": 0xc0ffee}:
+    print("the tunnel flow is %r" % (rows[0]["flow"],))
+' "$T_TMP/teid.json"
+}
+
 classify_agrees_with_flow_hash_script() {
 	local opts n=0
 
@@ -378,6 +403,7 @@ all_tests() {
 	t_run classify_json_marks_short_frame_invalid classify_json_marks_short_frame_invalid
 	t_run classify_json_gives_reasons_for_passed_frames classify_json_gives_reasons_for_passed_frames
 	t_run classify_names_the_path classify_names_the_path
+	t_run classify_shows_gtpu_both_ways classify_shows_gtpu_both_ways
 	t_run classify_same_key_gives_identical_output classify_same_key_gives_identical_output
 	t_run classify_key_change_moves_about_half_of_flows classify_key_change_moves_about_half_of_flows
 	t_run flow_hash_script_matches_published_siphash13 flow_hash_script_matches_published_siphash13
@@ -409,6 +435,7 @@ all_tests() {
 	t_run classify_refuses_inner_port_65536 refuses --inner geneve:65536
 	t_run classify_refuses_five_udp_ports refuses --inner vxlan:1,vxlan:2,vxlan:3,geneve:4,geneve:5
 	t_run classify_refuses_none_in_a_list refuses --inner none,gre
+	t_run classify_refuses_both_gtpu_kinds_on_one_port refuses --inner gtpu,gtpu-teid
 	t_run classify_help_exits_zero classify_help_exits_zero
 }
 
