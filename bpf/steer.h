@@ -189,10 +189,25 @@ static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bu
 	d->reason = reason;
 }
 
+/* A frame's layer-2 path counted by kind in `counts`, path_steered or
+ * path_passed: tags and a PPPoE session count in both kinds.
+ */
+static __always_inline void count_path(__u64 *counts, __u8 notes)
+{
+	if (notes & CPUSTEER_PATH_VLAN)
+		counts[CPUSTEER_PATH_KIND_VLAN]++;
+	if (notes & CPUSTEER_PATH_PPPOE)
+		counts[CPUSTEER_PATH_KIND_PPPOE]++;
+	if (notes & CPUSTEER_PATH_MPLS)
+		counts[CPUSTEER_PATH_KIND_MPLS]++;
+}
+
 static __always_inline int pass_for(const struct packet *pk, __u32 reason)
 {
 	if (reason < CPUSTEER_PASS_REASONS)
 		pk->cnt->passed[reason]++;
+	if (pk->f->notes & CPUSTEER_PATH_BITS)
+		count_path(pk->cnt->path_passed, pk->f->notes);
 	record(pk, 0, 0, CPUSTEER_NON_IP_PASS, CPUSTEER_OUT_PASS, reason);
 	return XDP_PASS;
 }
@@ -277,20 +292,35 @@ static __always_inline int steer_flow(const struct packet *pk,
 	const struct flow *f = pk->f;
 	__u32 hash;
 
-	/* One test for the common frame, which has neither note: tested
-	 * apart, clang picked the counter by a select and then tested again.
+	/* One test for the common frame, which has none of these notes:
+	 * tested apart, clang picked the counter by a select and then tested
+	 * again. A tunnel's layer-2 path is its outer frame's, which
+	 * look_inside counted.
 	 */
-	if (f->notes & (FLOW_FRAGMENT | FLOW_L3_ONLY)) {
+	if (f->notes & (FLOW_FRAGMENT | FLOW_L3_ONLY | CPUSTEER_PATH_BITS)) {
 		if (f->notes & FLOW_FRAGMENT)
 			pk->cnt->seen_fragments++;
-		else
+		else if (f->notes & FLOW_L3_ONLY)
 			pk->cnt->seen_l3_only++;
+		if (pk->tunnel >= CPUSTEER_TUNNELS)
+			count_path(pk->cnt->path_steered, f->notes);
 	}
 	hash = flow_hash(*f, cfg);
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 
-#define INNER_FALLBACK_MASK (CPUSTEER_INNER_FALLBACK_SLOTS - 1)
+/* The fallback counters are indexed as words of the counters' value,
+ * through a mask, which bounds the index for the verifier whatever clang
+ * spilled (see look_inside). The mask may reach past them, but only into
+ * the counters after them, and `why` is below CPUSTEER_INNER_FALLBACKS
+ * wherever it is used.
+ */
+#define INNER_FALLBACK_WORD (__builtin_offsetof(struct cpusteer_counters, inner_fallback) / 8)
+#define INNER_FALLBACK_MASK 7
+_Static_assert(CPUSTEER_INNER_FALLBACKS <= INNER_FALLBACK_MASK + 1 &&
+	       INNER_FALLBACK_WORD + INNER_FALLBACK_MASK <
+	       sizeof(struct cpusteer_counters) / sizeof(__u64),
+	       "the masked fallback index stays within the counters");
 
 /* A frame of an enabled tunnel kind: steered by its inner flow, or by
  * its outer one when the inner cannot be read, counted either way. The
@@ -322,6 +352,8 @@ static __always_inline void look_inside(struct packet *pk, const struct frame *f
 	pk->tunnel = kind;
 	pk->outer = &at->outer;
 	pk->fallback = why;
+	if (at->outer.notes & CPUSTEER_PATH_BITS)
+		count_path(pk->cnt->path_steered, at->outer.notes);
 	if (why == CPUSTEER_INNER_FALLBACKS) {
 		pk->cnt->inner_steered[kind]++;
 	} else if (why < CPUSTEER_INNER_FALLBACKS) {
@@ -331,7 +363,8 @@ static __always_inline void look_inside(struct packet *pk, const struct frame *f
 		 * spilled copy ("R1 unbounded memory access").
 		 */
 		barrier_var(why);
-		pk->cnt->inner_fallback[why & INNER_FALLBACK_MASK]++;
+		((__u64 *)pk->cnt)[INNER_FALLBACK_WORD + (why & INNER_FALLBACK_MASK)]++;
+		pk->cnt->tunnel_fallback[kind]++;
 	}
 }
 

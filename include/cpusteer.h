@@ -86,13 +86,6 @@ enum cpusteer_inner_fallback {
 	CPUSTEER_INNER_FALLBACKS	/* also: none, in a decision */
 };
 
-/* The counters hold a power of two of fallback slots, so that the
- * program bounds the index with a mask; those past the reasons stay 0.
- */
-#define CPUSTEER_INNER_FALLBACK_SLOTS 8
-_Static_assert(CPUSTEER_INNER_FALLBACKS <= CPUSTEER_INNER_FALLBACK_SLOTS &&
-	       !(CPUSTEER_INNER_FALLBACK_SLOTS & (CPUSTEER_INNER_FALLBACK_SLOTS - 1)),
-	       "the fallback reasons fit the slots, a power of two");
 
 enum cpusteer_hash_fn {
 	/* The default: a few multiply-adds, pairwise independent under the
@@ -136,6 +129,14 @@ enum cpusteer_nic_hash {
 #define CPUSTEER_PATH_PPPOE	0x10
 #define CPUSTEER_PATH_MPLS	0x20
 #define CPUSTEER_PATH_BITS (CPUSTEER_PATH_VLAN | CPUSTEER_PATH_PPPOE | CPUSTEER_PATH_MPLS)
+
+/* The same three, as the counters of frames by layer-2 path index them. */
+enum cpusteer_path_kind {
+	CPUSTEER_PATH_KIND_VLAN = 0,
+	CPUSTEER_PATH_KIND_PPPOE,
+	CPUSTEER_PATH_KIND_MPLS,
+	CPUSTEER_PATH_KINDS
+};
 
 /* Live configuration. The config map holds two slots and the config_slot
  * map the index of the one in force: `cpusteer set` fills the other slot,
@@ -241,7 +242,14 @@ struct cpusteer_counters {
 	__u64 seen_pppoe;	/* frames with a whole PPPoE session header */
 	__u64 seen_mpls;	/* frames with a whole MPLS label stack entry */
 	__u64 inner_steered[CPUSTEER_TUNNELS];	/* by tunnel kind */
-	__u64 inner_fallback[CPUSTEER_INNER_FALLBACK_SLOTS];	/* by reason */
+	__u64 inner_fallback[CPUSTEER_INNER_FALLBACKS];	/* by reason */
+	__u64 tunnel_fallback[CPUSTEER_TUNNELS];	/* the same frames, by tunnel */
+	/* Frames that came by a layer-2 path (as seen_vlan, seen_pppoe and
+	 * seen_mpls count them), by kind: hashed by their flow, or passed
+	 * with a reason. The rest went to the --non-ip CPU.
+	 */
+	__u64 path_steered[CPUSTEER_PATH_KINDS];
+	__u64 path_passed[CPUSTEER_PATH_KINDS];
 	__u64 nic_hash[CPUSTEER_NIC_HASH_OUTCOMES];	/* --hash nic */
 };
 
@@ -339,7 +347,8 @@ enum cpusteer_kthread_policy {
  * seen_pppoe and seen_mpls, and two more pass reasons (mpls_depth,
  * mpls_payload); 12: a sixth tunnel kind, erspan, in the config's
  * `inner` and the counters; 13: GTP-U's two kinds, gtpu and gtpu-teid,
- * and the signalling fallback, in eight fallback slots.
+ * and the signalling fallback; fallbacks by tunnel, and frames steered
+ * and passed by layer-2 path.
  */
 #define CPUSTEER_STATE_VERSION 13
 

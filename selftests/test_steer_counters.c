@@ -204,6 +204,34 @@ static bool send_mpls_flow(struct fixture *e, __u32 index)
 	return send_spec(e, &s, "MPLS flow");
 }
 
+static bool send_path_flow(struct fixture *e, __u32 kind)
+{
+	if (kind == CPUSTEER_PATH_KIND_VLAN)
+		return send_tagged_flow(e, 0);
+	if (kind == CPUSTEER_PATH_KIND_PPPOE)
+		return send_pppoe_flow(e, 0);
+	return send_mpls_flow(e, 0);
+}
+
+/* A frame of each layer-2 path that is passed: five tags (vlan_depth),
+ * PPPoE carrying LCP (non_ip), nine labels (mpls_depth).
+ */
+static bool send_path_passed(struct fixture *e, __u32 kind)
+{
+	struct pkt_spec s;
+
+	pkt_spec_init(&s, 4, IPPROTO_UDP);
+	if (kind == CPUSTEER_PATH_KIND_VLAN) {
+		fixture_add_vlan_stack(&s, CPUSTEER_MAX_VLAN_TAGS + 1, 0);
+	} else if (kind == CPUSTEER_PATH_KIND_PPPOE) {
+		s.pppoe = true;
+		s.ppp_proto = 0xc021;
+	} else {
+		s.nmpls = CPUSTEER_MAX_MPLS_LABELS + 1;
+	}
+	return send_spec(e, &s, path_kind_name(kind));
+}
+
 static bool send_icmp(struct fixture *e, __u32 index)
 {
 	struct pkt_spec s;
@@ -211,6 +239,12 @@ static bool send_icmp(struct fixture *e, __u32 index)
 	(void)index;
 	pkt_spec_init(&s, 4, IPPROTO_ICMP);
 	return send_spec(e, &s, "ICMP");
+}
+
+static bool over_udp(__u32 kind)
+{
+	return kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
+	       kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID;
 }
 
 /* A UDP flow in a tunnel of `kind`, over IPv4 (IPv6 for SIT), with the
@@ -231,8 +265,7 @@ static bool send_tunnel(struct fixture *e, __u32 kind, struct pkt_spec *outer,
 	outer->dport = tunnel_default_port(kind);
 	len = pkt_build_tunnel(outer, &encap, &in, frame, sizeof(frame));
 	ASSERT_TRUE(len > 0, "tunnel frame fits");
-	if (kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
-	    kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID)
+	if (over_udp(kind))
 		tunnel += 8;
 	if (patch)	/* the patches are of VXLAN, whose inner frame is Ethernet, and IPIP */
 		patch(frame, tunnel, tunnel + (kind == CPUSTEER_TUNNEL_VXLAN ? 8 + ETH_HLEN : 0));
@@ -273,6 +306,52 @@ static void inner_ihl_15(__u8 *frame, size_t tunnel, size_t inner_l3)
 {
 	(void)tunnel;
 	frame[inner_l3] = 0x4f;
+}
+
+/* Where the payload of a tunnel of `kind` as send_cut_tunnel builds it
+ * starts, from the end of its UDP header (UDP kinds) or of its outer IP
+ * header: GTP-U by tunnel has none it reads, so its header's start.
+ */
+static size_t tunnel_header_len(__u32 kind)
+{
+	switch (kind) {
+	case CPUSTEER_TUNNEL_VXLAN:
+	case CPUSTEER_TUNNEL_GENEVE:
+	case CPUSTEER_TUNNEL_GTPU:
+		return 8;
+	case CPUSTEER_TUNNEL_GRE:
+		return 4;
+	case CPUSTEER_TUNNEL_ERSPAN:	/* GRE with a sequence number, type II */
+		return 8 + 8;
+	default:
+		return 0;
+	}
+}
+
+/* Instance options "inner all", or "inner gtpu-teid" for that kind: a
+ * tunnel of `kind` whose outer datagram ends 2 octets into what its
+ * header carries (into the header, for GTP-U by tunnel): truncated.
+ */
+static bool send_cut_tunnel(struct fixture *e, __u32 kind)
+{
+	struct pkt_encap encap = { .kind = kind };
+	__u8 frame[FIXTURE_FRAME_CAP], cut[FIXTURE_FRAME_CAP];
+	struct pkt_spec outer, in;
+	struct fixture_result r;
+	size_t len, at;
+
+	pkt_spec_init(&outer, 4, IPPROTO_UDP);
+	pkt_spec_init(&in, kind == CPUSTEER_TUNNEL_SIT ? 6 : 4, IPPROTO_UDP);
+	outer.dport = tunnel_default_port(kind);
+	len = pkt_build_tunnel(&outer, &encap, &in, frame, sizeof(frame));
+	ASSERT_TRUE(len > 0, "tunnel frame fits");
+	at = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
+	     (over_udp(kind) ? 8 : 0) + tunnel_header_len(kind) + 2;
+	fixture_cut_frame(&outer, frame, at, false, cut);
+	pkt_set_ip_length(&outer, cut, at - pkt_l3_offset(&outer));
+	r = fixture_run_frame(e, cut, at);
+	ASSERT_EQ(r.d.inner_fallback, CPUSTEER_INNER_TRUNCATED, tunnel_name(kind));
+	return sent(&r, tunnel_name(kind));
 }
 
 /* Instance options "inner all"; the rows of test_steer_tunnel's
@@ -321,6 +400,11 @@ static const struct mover movers[] = {
 	{ "inner_steered", ANY_ENTRY, .opt = "inner", .arg = "all", .make = send_tunnelled_flow },
 	{ "inner_fallback", ANY_ENTRY, .opt = "inner", .arg = "all",
 	  .make = send_unreadable_tunnel },
+	{ "tunnel_fallback", CPUSTEER_TUNNEL_GTPU_TEID, .opt = "inner", .arg = "gtpu-teid",
+	  .make = send_cut_tunnel },
+	{ "tunnel_fallback", ANY_ENTRY, .opt = "inner", .arg = "all", .make = send_cut_tunnel },
+	{ "path_steered", ANY_ENTRY, .make = send_path_flow },
+	{ "path_passed", ANY_ENTRY, .make = send_path_passed },
 	/* --hash nic loads its program bound to the device, and the kernel
 	 * takes no test runs of a bound program.
 	 */

@@ -153,6 +153,10 @@ static void pppoe_sessions_land_like_bare_ip(void)
 	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.seen_pppoe, frames, "seen_pppoe");
+	ASSERT_EQ(n.c.path_steered[CPUSTEER_PATH_KIND_PPPOE], frames, "path_steered[pppoe]");
+	ASSERT_EQ(n.c.path_steered[CPUSTEER_PATH_KIND_VLAN], 2 * CPUSTEER_MAX_VLAN_TAGS,
+		  "path_steered[vlan]: the tagged ones");
+	ASSERT_EQ(n.c.path_passed[CPUSTEER_PATH_KIND_PPPOE], 0, "path_passed[pppoe]");
 	fixture_stop(&e);
 }
 
@@ -212,6 +216,9 @@ static void pppoe_without_ip_passes_as_non_ip(void)
 	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.seen_pppoe, ARRAY_SIZE(cases), "seen_pppoe: whole session headers only");
+	ASSERT_EQ(n.c.path_passed[CPUSTEER_PATH_KIND_PPPOE], ARRAY_SIZE(cases),
+		  "path_passed[pppoe]: whole session headers only");
+	ASSERT_EQ(n.c.path_steered[CPUSTEER_PATH_KIND_PPPOE], 0, "path_steered[pppoe]");
 	fixture_stop(&e);
 }
 
@@ -248,6 +255,7 @@ static void mpls_stacks_land_like_bare_ip(void)
 	}
 	ASSERT_EQ(fixture_read_counts(&e, &n), 0, "read counters");
 	ASSERT_EQ(n.c.seen_mpls, frames, "seen_mpls");
+	ASSERT_EQ(n.c.path_steered[CPUSTEER_PATH_KIND_MPLS], frames, "path_steered[mpls]");
 	fixture_stop(&e);
 }
 

@@ -458,7 +458,7 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 	struct pkt_spec outer, in;
 	struct fixture_result r, outer_r;
 	struct fixture_counts before, after, d;
-	__u64 want[CPUSTEER_INNER_FALLBACKS] = {}, frames = 0;
+	__u64 want[CPUSTEER_INNER_FALLBACKS] = {}, by_kind[CPUSTEER_TUNNELS] = {}, frames = 0;
 	size_t i, len, run_len, at, from, inner_l3, inner_end;
 	struct fixture e, plain;
 	char what[160];
@@ -490,6 +490,7 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 				 c->name, at, len, keep_bytes ? ", frame kept whole" : "");
 			expect_fallback(&r, kind_when_cut(c, at - from), why, &outer_r.d.key, what);
 			want[why]++;
+			by_kind[kind_when_cut(c, at - from)]++;
 			frames++;
 		}
 	}
@@ -499,8 +500,10 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 		  "truncated fallbacks counted");
 	ASSERT_EQ(d.c.inner_fallback[CPUSTEER_INNER_MALFORMED], want[CPUSTEER_INNER_MALFORMED],
 		  "malformed fallbacks counted");
-	for (i = 0; i < CPUSTEER_TUNNELS; i++)
+	for (i = 0; i < CPUSTEER_TUNNELS; i++) {
 		ASSERT_EQ(d.c.inner_steered[i], 0, "no frame counted as inner-steered");
+		ASSERT_EQ(d.c.tunnel_fallback[i], by_kind[i], "fallbacks counted by tunnel");
+	}
 	ASSERT_EQ(d.c.rx_packets, frames, "every frame received");
 	ASSERT_EQ(d.c.rx_packets, d.redirected, "every frame redirected by its outer flow");
 	fixture_stop(&plain);

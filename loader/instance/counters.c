@@ -36,6 +36,12 @@ const struct counter_desc counter_descs[] = {
 	  .title = "OUTER FLOW STEERED (tunnel)", .json_key = "inner_fallback",
 	  .json_total_key = "inner_fallback", .status = "outer fallback",
 	  .shown = SHOWN_WITH_INNER, .metric = "inner_fallback", .label = "reason" },
+	{ ARRAY(tunnel_fallback, CPUSTEER_TUNNELS, tunnel_name), .group = COUNTER_NOTE,
+	  .unit = "packets",
+	  .help = "tunnelled packets steered by their outer flow after all, by tunnel",
+	  .title = "OUTER FLOW STEERED (by tunnel)", .json_key = "tunnel_fallback",
+	  .json_total_key = "tunnel_fallback", .status = "outer fallback by tunnel",
+	  .shown = SHOWN_WITH_INNER, .metric = "tunnel_fallback", .label = "tunnel" },
 	{ ARRAY(nic_hash, CPUSTEER_NIC_HASH_OUTCOMES, nic_hash_name), .group = COUNTER_NOTE,
 	  .unit = "packets", .help = "with --hash nic, where each packet's hash came from",
 	  .title = "NIC HASH (--hash nic)", .json_key = "nic_hash", .json_total_key = "nic_hash",
@@ -62,6 +68,20 @@ const struct counter_desc counter_descs[] = {
 	  .help = "packets that carried a whole MPLS label stack entry, whatever became of them",
 	  .json_key = "seen_mpls", .json_total_key = "seen_mpls", .status = "seen mpls",
 	  .metric = "mpls" },
+	{ ARRAY(path_steered, CPUSTEER_PATH_KINDS, path_kind_name), .group = COUNTER_NOTE,
+	  .unit = "packets",
+	  .help = "packets that came by VLAN tags, a PPPoE session or MPLS labels and were "
+		  "steered by their flow, by layer-2 path",
+	  .title = "LAYER-2 PATH STEERED", .json_key = "path_steered",
+	  .json_total_key = "path_steered", .status = "path steered", .metric = "path_steered",
+	  .label = "path" },
+	{ ARRAY(path_passed, CPUSTEER_PATH_KINDS, path_kind_name), .group = COUNTER_NOTE,
+	  .unit = "packets",
+	  .help = "packets that came by VLAN tags, a PPPoE session or MPLS labels and were "
+		  "passed to the stack with a reason, by layer-2 path",
+	  .title = "LAYER-2 PATH PASSED", .json_key = "path_passed",
+	  .json_total_key = "path_passed", .status = "path passed", .metric = "path_passed",
+	  .label = "path" },
 };
 
 const size_t ncounter_descs = sizeof(counter_descs) / sizeof(counter_descs[0]);

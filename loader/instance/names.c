@@ -107,6 +107,17 @@ const char *nic_hash_name(__u32 outcome)
 	return outcome < CPUSTEER_NIC_HASH_OUTCOMES ? names[outcome] : "unknown";
 }
 
+const char *path_kind_name(__u32 kind)
+{
+	static const char *const names[CPUSTEER_PATH_KINDS] = {
+		[CPUSTEER_PATH_KIND_VLAN] = "vlan",
+		[CPUSTEER_PATH_KIND_PPPOE] = "pppoe",
+		[CPUSTEER_PATH_KIND_MPLS] = "mpls",
+	};
+
+	return kind < CPUSTEER_PATH_KINDS ? names[kind] : "unknown";
+}
+
 const struct name_value remote_action_names[] = {
 	{ .name = "none", .value = REMOTE_NONE },
 	{ .name = "pass", .value = REMOTE_PASS },

@@ -17,6 +17,8 @@ const char *inner_fallback_name(__u32 why);
  * (the driver gave none), not_ip (the NIC's covers no IP header).
  */
 const char *nic_hash_name(__u32 outcome);
+/* enum cpusteer_path_kind: vlan, pppoe, mpls. */
+const char *path_kind_name(__u32 kind);
 const char *xdp_verdict_name(int verdict);
 /* The settings' spellings, one table each for the option that takes
  * them and every output that shows them (name_table.h).
