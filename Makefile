@@ -2,10 +2,10 @@
 #   make            build build/cpusteer, build/cpusteer-bench and the BPF
 #                   objects
 #   make test       build, then run every selftest (needs root)
-#   make test-kernels  the selftests on Debian 12's 6.1 and 6.1-rt kernels
-#                   under QEMU; KERNEL_SET=all adds 6.12 and 6.12-rt (and
-#                   gives the 6.1 ones a short suite); KERNEL=a.deb boots
-#                   another package
+#   make test-kernels  the selftests on Debian 12's 6.12, 6.12-rt, 6.1 and
+#                   6.1-rt kernels under QEMU (the 6.1 ones a short suite;
+#                   KERNEL_SET=6.1 boots only those, with the full suite);
+#                   KERNEL=a.deb boots another package
 #   make vmlinux    regenerate vmlinux.h from the running kernel's BTF
 #   make man        rewrite the SYNOPSIS of cpusteer.8 and cpusteer-bench.8
 #                   from the option tables

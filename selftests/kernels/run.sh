@@ -11,8 +11,9 @@
 #
 #   KERNEL="A.deb B.deb"  kernel packages to boot, each with the full
 #                         kernel suite; by default the ones
-#                         `scripts/setup.sh --kernels` fetched (6.1 and
-#                         6.1-rt; with KERNEL_SET=all also 6.12 and 6.12-rt),
+#                         `scripts/setup.sh --kernels` fetched (6.12,
+#                         6.12-rt, 6.1 and 6.1-rt; KERNEL_SET=6.1 only the
+#                         last two),
 #                         each with the suite its line of
 #                         build/kernels/debs/current names:
 #                           full   every file but those that cannot differ
@@ -22,7 +23,7 @@
 #                                  selftests/run.sh)
 #                           short  only the files selftests/kernels/short-suite
 #                                  names, so that four kernels fit CI's time
-#                                  (the 6.1 kernels under KERNEL_SET=all)
+#                                  (the 6.1 kernels beside 6.12)
 #   KERNEL_SUITE=all      run every test file on every kernel
 #   KERNEL_COMMAND=CMD    run CMD in the checkout instead of the suite
 #                         (a bench, a tool by hand); its output is printed
