@@ -322,6 +322,7 @@ class Generator:
         hdr = bytes([first, mtype]) + be16(len(exts) + len(payload.data)) + self.rbytes(4) + exts
         inner = payload.wrapped(hdr)
         inner.tunnels.append((0, "gtpu"))
+        inner.cuts += [3, 8]    # inside the 8 octets a tunnel is read by, and after them
         return inner
 
     def gre_head(self, flags, ptype):
