@@ -8,6 +8,17 @@
 #define FIELD(name) .field = #name, .offset = offsetof(struct cpusteer_counters, name)
 #define ARRAY(name, entries, namer) FIELD(name), .n = (entries), .entry_name = (namer)
 
+/* The two counts of a layer-2 path's frames, which differ only in what
+ * became of them.
+ */
+#define PATH_COUNTER(name, became, title_, status_) \
+	{ ARRAY(name, CPUSTEER_PATH_KINDS, path_kind_name), .group = COUNTER_NOTE, \
+	  .unit = "packets", \
+	  .help = "packets that came by VLAN tags, a PPPoE session or MPLS labels and were " \
+		  became ", by layer-2 path", \
+	  .title = title_, .json_key = #name, .json_total_key = #name, .status = status_, \
+	  .metric = #name, .label = "path" }
+
 const struct counter_desc counter_descs[] = {
 	{ FIELD(rx_packets), .n = 1, .group = COUNTER_RECEIVED, .unit = "packets",
 	  .help = "packets the steering program saw, by receiving CPU",
@@ -68,20 +79,10 @@ const struct counter_desc counter_descs[] = {
 	  .help = "packets that carried a whole MPLS label stack entry, whatever became of them",
 	  .json_key = "seen_mpls", .json_total_key = "seen_mpls", .status = "seen mpls",
 	  .metric = "mpls" },
-	{ ARRAY(path_steered, CPUSTEER_PATH_KINDS, path_kind_name), .group = COUNTER_NOTE,
-	  .unit = "packets",
-	  .help = "packets that came by VLAN tags, a PPPoE session or MPLS labels and were "
-		  "steered by their flow, by layer-2 path",
-	  .title = "LAYER-2 PATH STEERED", .json_key = "path_steered",
-	  .json_total_key = "path_steered", .status = "path steered", .metric = "path_steered",
-	  .label = "path" },
-	{ ARRAY(path_passed, CPUSTEER_PATH_KINDS, path_kind_name), .group = COUNTER_NOTE,
-	  .unit = "packets",
-	  .help = "packets that came by VLAN tags, a PPPoE session or MPLS labels and were "
-		  "passed to the stack with a reason, by layer-2 path",
-	  .title = "LAYER-2 PATH PASSED", .json_key = "path_passed",
-	  .json_total_key = "path_passed", .status = "path passed", .metric = "path_passed",
-	  .label = "path" },
+	PATH_COUNTER(path_steered, "steered by their flow", "LAYER-2 PATH STEERED",
+		     "path steered"),
+	PATH_COUNTER(path_passed, "passed to the stack with a reason", "LAYER-2 PATH PASSED",
+		     "path passed"),
 };
 
 const size_t ncounter_descs = sizeof(counter_descs) / sizeof(counter_descs[0]);
