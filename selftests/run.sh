@@ -25,6 +25,13 @@
 # WHY. KERNEL_SUITE=all (selftests/kernels/run.sh) runs those files too.
 # With SELFTEST_ONLY=FILE, only the test files FILE names (one base name
 # per line, `#` comments) are run at all: a kernel's short suite.
+#
+# A file whose source has a line "Runs beside the others: WHY" starts at
+# once, in the background, and runs beside the files before it; its
+# output is shown and counted in its place, as if it had run there. For
+# a long file that keeps to what it makes (its own build trees, network
+# namespaces named by its own PID), which would otherwise leave a CPU
+# idle for minutes of the run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -121,8 +128,19 @@ tally() {	# FILE OUTPUT STATUS MS
 	fi
 }
 
-out=
-trap 'rm -f "$out"' EXIT
+outs=$(mktemp -d) || problem "selftests" 1 "mktemp failed"
+beside_of=()	# by a file's place in the run: the runner of one beside
+# A run cut short stops the files beside it too: each runner's timeout,
+# which passes the signal on to its file, then the runner.
+stop_beside() {
+	local pid
+
+	for pid in "${beside_of[@]}"; do
+		pkill -TERM -P "$pid"
+		kill "$pid"
+	done 2>/dev/null
+}
+trap 'stop_beside; rm -rf "$outs"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
@@ -156,17 +174,51 @@ if [ -n "${SELFTEST_ONLY:-}" ]; then
 fi
 [ ${#tests[@]} = 0 ] && problem "selftests" 1 "no test file matches '$pattern'"
 
-# The reason a file's source gives for leaving it out of kernel runs.
-kernel_run_skip() {	# FILE
+# The WHY of a line "MARK: WHY" in a file's source, if it has one.
+marked() {	# FILE MARK
 	local source=$1
 
 	[[ $source == "$bin"/* ]] && source=$src/${source#"$bin"/}.c
-	sed -n 's/^[#/ *]*Not in kernel runs: \(.*\)$/\1/p' "$source" 2>/dev/null | head -n 1
+	sed -n "s/^[#/ *]*$2: \(.*\)\$/\1/p" "$source" 2>/dev/null | head -n 1
 }
 
+kernel_run_skip() {	# FILE
+	[ "${SELFTEST_KERNEL_RUN:-}" = 1 ] && marked "$1" "Not in kernel runs"
+}
+
+# A file that exists and can run.
+runnable() {	# FILE
+	[ -f "$1" ] && [ -x "$1" ]
+}
+
+# FILE, with its output in OUT and "STATUS MILLISECONDS" in OUT.status.
+run_file() {	# FILE OUT
+	local start rc
+
+	start=$(date +%s%N)
+	timeout -k 30 "$limit" "$1" >"$2" 2>&1 </dev/null
+	rc=$?
+	echo "$rc $((($(date +%s%N) - start) / 1000000))" >"$2.status"
+}
+
+# The files that run beside the others start now; the n-th file's output
+# goes to $outs/n, whichever way it runs.
+i=0
 for t in "${tests[@]}"; do
+	i=$((i + 1))
+	if [ -z "$(kernel_run_skip "$t")" ] && runnable "$t" &&
+		[ -n "$(marked "$t" "Runs beside the others")" ]; then
+		run_file "$t" "$outs/$i" &
+		beside_of[i]=$!
+	fi
+done
+
+i=0
+for t in "${tests[@]}"; do
+	i=$((i + 1))
+	out=$outs/$i
 	echo "# $t"
-	if [ "${SELFTEST_KERNEL_RUN:-}" = 1 ] && why=$(kernel_run_skip "$t") && [ -n "$why" ]; then
+	if why=$(kernel_run_skip "$t") && [ -n "$why" ]; then
 		echo "ok - $t # SKIP not in kernel runs: $why"
 		skipped=$((skipped + 1))
 		continue
@@ -174,22 +226,23 @@ for t in "${tests[@]}"; do
 	if [ ! -e "$t" ]; then
 		problem "$t" 1 "not built (run make)"
 		continue
-	elif [ ! -f "$t" ] || [ ! -x "$t" ]; then
+	elif ! runnable "$t"; then
 		problem "$t" 1 "not an executable file"
 		continue
 	fi
-	out=$(mktemp)
-	start=$(date +%s%N)
-	timeout -k 30 "$limit" "$t" >"$out" 2>&1 </dev/null
-	rc=$?
-	ms=$((($(date +%s%N) - start) / 1000000))
+	if [ -n "${beside_of[i]:-}" ]; then
+		wait "${beside_of[i]}"	# started before the loop
+	else
+		run_file "$t" "$out"
+	fi
+	read -r rc ms <"$out.status"
 	cat "$out"
 	[ -n "$(tail -c 1 "$out")" ] && echo
 	tally "$t" "$out" "$rc" "$ms"
 	# Where the time goes, for keeping the suite (and its runs on other
 	# kernels under emulation) within CI's budget.
 	printf '# %s: %d.%d s\n' "$t" $((ms / 1000)) $((ms % 1000 / 100))
-	rm -f "$out"
+	rm -f "$out" "$out.status"
 done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

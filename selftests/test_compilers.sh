@@ -21,6 +21,8 @@
 #   --build              only build those trees, quietly (for runs that
 #                        test them elsewhere: the kernel guests, which
 #                        would take many minutes to compile under emulation)
+#
+# Runs beside the others: its trees are build/clang-*, its network namespaces are named by its PID, and its two minutes would otherwise leave a CPU idle
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run
 . "$(dirname "$0")/lib.sh"

@@ -101,6 +101,42 @@ EOF
 	[ -e "$T_TMP/marked/ran" ] || t_fail "the marked file did not run outside kernel runs"
 }
 
+# A file marked to run beside the others starts before the files ahead
+# of it end: the first file waits for the marked one's mark, which it
+# sees only if the marked file runs beside it. The marked file's output
+# is shown and counted in its own place. A kernel run that leaves a
+# marked file out does not start it either.
+runner_runs_marked_files_beside_the_others() {
+	fake beside test_a_waits.sh <<EOF
+#!/bin/sh
+echo 1..1
+n=0
+while [ ! -e "$T_TMP/beside/mark" ] && [ \$n -lt 200 ]; do sleep 0.1; n=\$((n + 1)); done
+if [ -e "$T_TMP/beside/mark" ]; then echo "ok 1 - the marked file ran beside"; else echo "not ok 1 - no mark"; fi
+EOF
+	fake beside test_b_marked.sh <<EOF
+#!/bin/sh
+touch "$T_TMP/beside/mark"
+echo 1..2
+echo "ok 1 - marked"
+echo "ok 2 - marked # SKIP counted in its place"
+EOF
+	# Written apart, so that this file's own lines bear no mark.
+	printf '# Runs beside %s: a fixture\n' "the others" >>"$T_TMP/beside/src/test_b_marked.sh"
+	runner beside
+	expect_run "2 passed, 0 failed, 1 skipped" 0
+	# The marked file's results come after the first file's.
+	[ "$(grep -n '^ok 1 - the marked file ran beside' "$RUN_OUT" | cut -d: -f1)" -lt \
+	  "$(grep -n '^ok 1 - marked' "$RUN_OUT" | cut -d: -f1)" ] 2>/dev/null ||
+		t_fail "the marked file's output is not in its own place"
+	rm -f "$T_TMP/beside/mark" "$T_TMP/beside/src/test_a_waits.sh"
+	printf '# Not in kernel runs: a fixture\n' >>"$T_TMP/beside/src/test_b_marked.sh"
+	SELFTEST_KERNEL_RUN=1 runner beside
+	[ -e "$T_TMP/beside/mark" ] && t_fail "a file a kernel run leaves out was started"
+	grep -qF "test_b_marked.sh # SKIP not in kernel runs: a fixture" "$RUN_OUT" ||
+		t_fail "no skip line for the marked file"
+}
+
 # A short suite runs only the files its list names, and a name that
 # matches no file fails the run instead of shrinking it unnoticed.
 runner_short_suite_runs_only_listed_files() {
@@ -413,6 +449,7 @@ all_tests() {
 	t_run runner_counts_clean_file runner_counts_clean_file
 	t_run runner_counts_missing_binary runner_counts_missing_binary
 	t_run runner_kernel_run_skips_marked_files runner_kernel_run_skips_marked_files
+	t_run runner_runs_marked_files_beside_the_others runner_runs_marked_files_beside_the_others
 	t_run runner_short_suite_runs_only_listed_files runner_short_suite_runs_only_listed_files
 	t_run runner_counts_signal_death runner_counts_signal_death
 	t_run runner_counts_nonzero_exit runner_counts_nonzero_exit
