@@ -28,10 +28,12 @@
 #
 # A file whose source has a line "Runs beside the others: WHY" starts at
 # once, in the background, and runs beside the files before it; its
-# output is shown and counted in its place, as if it had run there. For
-# a long file that keeps to what it makes (its own build trees, network
-# namespaces named by its own PID), which would otherwise leave a CPU
-# idle for minutes of the run.
+# output is shown and counted in its place, as if it had run there, and
+# the files after it start once it has ended. For a long file that keeps
+# to what it makes (its own build trees, network namespaces named by its
+# own PID and their pins), which would otherwise leave a CPU idle for
+# minutes of the run; the files before it must let it (no look at other
+# namespaces' pins).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
