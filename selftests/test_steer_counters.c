@@ -241,12 +241,6 @@ static bool send_icmp(struct fixture *e, __u32 index)
 	return send_spec(e, &s, "ICMP");
 }
 
-static bool over_udp(__u32 kind)
-{
-	return kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
-	       kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID;
-}
-
 /* A UDP flow in a tunnel of `kind`, over IPv4 (IPv6 for SIT), with the
  * UDP tunnels on their standard ports. `patch` (NULL: none) changes the
  * frame before it is sent, given the offsets of the tunnel header and of
@@ -265,7 +259,7 @@ static bool send_tunnel(struct fixture *e, __u32 kind, struct pkt_spec *outer,
 	outer->dport = tunnel_default_port(kind);
 	len = pkt_build_tunnel(outer, &encap, &in, frame, sizeof(frame));
 	ASSERT_TRUE(len > 0, "tunnel frame fits");
-	if (over_udp(kind))
+	if (tunnel_over_udp(kind))
 		tunnel += 8;
 	if (patch)	/* the patches are of VXLAN, whose inner frame is Ethernet, and IPIP */
 		patch(frame, tunnel, tunnel + (kind == CPUSTEER_TUNNEL_VXLAN ? 8 + ETH_HLEN : 0));
@@ -346,7 +340,7 @@ static bool send_cut_tunnel(struct fixture *e, __u32 kind)
 	len = pkt_build_tunnel(&outer, &encap, &in, frame, sizeof(frame));
 	ASSERT_TRUE(len > 0, "tunnel frame fits");
 	at = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
-	     (over_udp(kind) ? 8 : 0) + tunnel_header_len(kind) + 2;
+	     (tunnel_over_udp(kind) ? 8 : 0) + tunnel_header_len(kind) + 2;
 	fixture_cut_frame(&outer, frame, at, false, cut);
 	pkt_set_ip_length(&outer, cut, at - pkt_l3_offset(&outer));
 	r = fixture_run_frame(e, cut, at);

@@ -19,6 +19,7 @@
 #include "stats_math.h"
 #include "steer.skel.h"
 #include "steer_fixture.h"
+#include "tunnel_opts.h"
 
 #define INNER_FLOWS 200
 
@@ -80,12 +81,6 @@ static void outer_spec(struct pkt_spec *o, int family, int kind, int variant)
 		inet_pton(AF_INET6, variant ? "2001:db8::11" : "2001:db8::1", o->saddr);
 		inet_pton(AF_INET6, "2001:db8::2", o->daddr);
 	}
-}
-
-static bool is_udp_case(const struct tunnel_case *c)
-{
-	return c->encap.kind == CPUSTEER_TUNNEL_VXLAN || c->encap.kind == CPUSTEER_TUNNEL_GENEVE ||
-	       c->encap.kind == CPUSTEER_TUNNEL_GTPU;
 }
 
 static void inner_flow(struct pkt_spec *in, const struct tunnel_case *c)
@@ -475,7 +470,7 @@ static void expect_cut_tunnels_fall_back(bool keep_bytes)
 		pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
 		len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
 		from = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
-		       (is_udp_case(c) ? 8 : 0);
+		       (tunnel_over_udp(c->encap.kind) ? 8 : 0);
 		inner_l3 = inner_l3_offset(c, &outer, &in);
 		inner_end = inner_l3 + fixture_ip_fixed_header_len(&in);
 		/* Up to the inner ports: 4 octets past the inner IP header. */
@@ -601,7 +596,7 @@ static void run_patched(struct fixture *e, struct fixture *plain, const struct p
 	pkt_spec_init(&in, c->inner_family ? c->inner_family : 4, IPPROTO_UDP);
 	len = pkt_build_tunnel(&outer, &c->encap, &in, frame, sizeof(frame));
 	tunnel_off = pkt_l3_offset(&outer) + fixture_ip_fixed_header_len(&outer) +
-		     (is_udp_case(c) ? 8 : 0);
+		     (tunnel_over_udp(c->encap.kind) ? 8 : 0);
 	p = frame + (u->inner ? inner_l3_offset(c, &outer, &in) -
 					(carries_ethernet(c) ? ETH_HLEN : 0)
 			      : tunnel_off) + u->off;

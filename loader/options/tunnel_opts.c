@@ -12,7 +12,7 @@
 #define INNER_EXPECTED \
 	"vxlan[:PORT], geneve[:PORT], gre, ipip, sit, erspan, gtpu[:PORT], gtpu-teid[:PORT], all or none"
 
-static bool is_udp_tunnel(__u32 kind)
+bool tunnel_over_udp(__u32 kind)
 {
 	return kind == CPUSTEER_TUNNEL_VXLAN || kind == CPUSTEER_TUNNEL_GENEVE ||
 	       kind == CPUSTEER_TUNNEL_GTPU || kind == CPUSTEER_TUNNEL_GTPU_TEID;
@@ -77,7 +77,7 @@ static int add_kind(struct cpusteer_config *cfg, __u32 kind, const char *port_ar
 	int err;
 
 	cfg->inner |= 1u << kind;
-	if (!is_udp_tunnel(kind)) {
+	if (!tunnel_over_udp(kind)) {
 		if (port_arg) {
 			log_err("bad --inner '%s:%s': %s is not carried over UDP and has no port",
 				tunnel_name(kind), port_arg, tunnel_name(kind));
@@ -161,7 +161,7 @@ void inner_format(const struct cpusteer_config *cfg, char *buf, size_t len)
 	for (kind = 0; kind < CPUSTEER_TUNNELS && used < len; kind++) {
 		if (!(cfg->inner & (1u << kind)))
 			continue;
-		if (!is_udp_tunnel(kind)) {
+		if (!tunnel_over_udp(kind)) {
 			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "",
 					 tunnel_name(kind));
 			continue;

@@ -6,12 +6,18 @@
 #ifndef CPUSTEER_TUNNEL_OPTS_H
 #define CPUSTEER_TUNNEL_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "cpusteer.h"
 
 #define VXLAN_DEFAULT_PORT 4789		/* IANA, RFC 7348 */
 #define GENEVE_DEFAULT_PORT 6081	/* IANA, RFC 8926 */
 #define GTPU_DEFAULT_PORT 2152		/* 3GPP TS 29.281 */
+
+/* Whether a tunnel kind rides in UDP on ports of its own: VXLAN, GENEVE
+ * and either GTP-U kind.
+ */
+bool tunnel_over_udp(__u32 kind);
 
 /* The usual UDP port of VXLAN, GENEVE or either GTP-U kind. */
 __u32 tunnel_default_port(__u32 kind);
