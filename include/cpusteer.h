@@ -66,7 +66,7 @@ enum cpusteer_tunnel {
  */
 #define CPUSTEER_MAX_GTPU_EXT_HEADERS 4
 
-/* UDP destination ports recognised as VXLAN or GENEVE at once. */
+/* UDP destination ports recognised as VXLAN, GENEVE or GTP-U at once. */
 #define CPUSTEER_MAX_UDP_TUNNEL_PORTS 4
 
 /* Why a tunnelled frame was steered by its outer flow after all. The
@@ -85,7 +85,6 @@ enum cpusteer_inner_fallback {
 					 * indication, end marker, ...) */
 	CPUSTEER_INNER_FALLBACKS	/* also: none, in a decision */
 };
-
 
 enum cpusteer_hash_fn {
 	/* The default: a few multiply-adds, pairwise independent under the

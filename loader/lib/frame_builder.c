@@ -315,7 +315,7 @@ static size_t write_erspan_header(const struct pkt_encap *e, __u8 *p)
 
 /* GTP-U's header (version 1, PT 1) and its extension headers, each a
  * PDU session container (type 0x85) of 4 or 8 octets in turn; its Length
- * is written when the payload is there (gtpu_set_length).
+ * is written when the payload is there (pkt_build_tunnel).
  */
 static size_t write_gtpu_header(const struct pkt_encap *e, __u8 *p)
 {
