@@ -16,6 +16,7 @@
 #include "parse.h"
 #include "hash.h"
 #include "tunnel.h"
+#include "rules.h"
 
 /* The machine's possible CPUs, set by the loader: the CPUs a redirect can
  * name, and the redirect slots after the counters (cpusteer.h).
@@ -187,6 +188,23 @@ static __always_inline void record(const struct packet *pk, __u32 hash, __u32 bu
 	d->cpu = cpu;
 	d->outcome = outcome;
 	d->reason = reason;
+	d->rule = CPUSTEER_RULE_NONE;
+	d->rule_prefixlen = 0;
+}
+
+/* The rule that chose the CPU, written over what record() left. */
+static __always_inline void record_rule(const struct packet *pk, const struct cpusteer_rule *r)
+{
+	__u32 zero = 0;
+	struct cpusteer_decision *d;
+
+	if (!pk->record)
+		return;
+	d = bpf_map_lookup_elem(&decision, &zero);
+	if (d) {
+		d->rule = r->direction;
+		d->rule_prefixlen = r->prefixlen;
+	}
 }
 
 /* A frame's layer-2 path counted by kind in `counts`, path_steered or
@@ -280,8 +298,29 @@ static __always_inline int redirect_via_bucket(const struct packet *pk,
 	return redirect_to(pk, hash, bucket, *cpu);
 }
 
+/* The rule the flow's addresses match, or NULL. */
+static __always_inline const struct cpusteer_rule *rule_of_flow(const struct flow *f,
+								 __u32 rules)
+{
+	if (f->family == 4)
+		return rule_for_ipv4(f->addr[0], rules);
+	return rule_for_ipv6(f->addr[0], f->addr[1], f->addr[2], f->addr[3], rules);
+}
+
+/* A flow of an instance with rules that matched `r`: to one of its
+ * CPUs.
+ */
+static __always_inline int steer_by_rule(const struct packet *pk, __u32 hash,
+					 const struct cpusteer_rule *r)
+{
+	int act = redirect_to(pk, hash, CPUSTEER_NO_BUCKET, rule_cpu(r, hash));
+
+	record_rule(pk, r);
+	return act;
+}
+
 /* The flow is complete: count what it was and send it to its bucket's
- * CPU. Inlined once per outer address family and once more for tunnels,
+ * CPU, or its rule's. Inlined once per outer address family and once more for tunnels,
  * so that the hash is specialised to what each path knows of the flow and
  * the paths share no merged state: merged, the tunnel's path and the
  * others made IPv4/UDP 30 instructions longer.
@@ -290,6 +329,7 @@ static __always_inline int steer_flow(const struct packet *pk,
 				      const struct cpusteer_config *cfg)
 {
 	const struct flow *f = pk->f;
+	const struct cpusteer_rule *r;
 	__u32 hash;
 
 	/* One test for the common frame, which has none of these notes:
@@ -305,7 +345,19 @@ static __always_inline int steer_flow(const struct packet *pk,
 		if (pk->tunnel >= CPUSTEER_TUNNELS)
 			count_path(pk->cnt->path_steered, f->notes);
 	}
-	hash = flow_hash(*f, cfg);
+	/* The default configuration takes a branch of its own, on which the
+	 * addresses die with the hash: looked up on a path shared with it,
+	 * the rules made IPv6/UDP 5 instructions longer. The branches meet
+	 * again at the bucket, where the verifier's walks of them meet too.
+	 */
+	if (config_is_default(cfg)) {
+		hash = multilinear_flow(f, cfg->multilinear_key);
+	} else {
+		hash = flow_hash(*f, cfg);
+		r = cfg->rules ? rule_of_flow(f, cfg->rules) : NULL;
+		if (r)
+			return steer_by_rule(pk, hash, r);
+	}
 	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
 }
 

@@ -160,7 +160,13 @@ struct cpusteer_config {
 	__u64 key[2];		/* 128-bit hash key */
 	__u32 nbuckets;		/* used entries of the indirection table */
 	__u32 non_ip_cpu;	/* CPUSTEER_NON_IP_PASS or a CPU number */
-	__u32 symmetric;	/* nonzero: both directions hash alike */
+	__u16 symmetric;	/* nonzero: both directions hash alike */
+	/* CPUSTEER_RULES_*: the kinds of prefix rule the program looks up,
+	 * a superset of those the tries of the copy in force hold, and that
+	 * copy; 0: no rules, and no trie is read. In one 64-bit word with
+	 * `symmetric` and `hash_fn`, which is zero for the default path.
+	 */
+	__u16 rules;
 	__u32 hash_fn;		/* enum cpusteer_hash_fn */
 	__u32 inner;		/* bits 1 << CPUSTEER_TUNNEL_*: tunnels
 				 * steered by their inner flow */
@@ -180,6 +186,58 @@ struct cpusteer_config {
 	 * its low half. The hash is the same.
 	 */
 	__u64 multilinear_key[CPUSTEER_MULTILINEAR_WORDS + 1];
+};
+
+/* Prefix rules (`cpusteer rule`): a flow whose source or destination
+ * address falls in a rule's prefix goes to the rule's CPU, or to one of
+ * its CPUs chosen by the flow's hash, ahead of the bucket table. Each
+ * address family has its rules in an LPM trie keyed by the direction
+ * and the address, and each trie has two copies, one in force
+ * (cpusteer_config.rule_slot): a change fills the other copy and then
+ * moves the configuration over to it, so packets meet the old rules or
+ * the new ones, never a mix.
+ */
+#define CPUSTEER_MAX_RULE_CPUS 16	/* a power of two: masks bound the pick */
+#define CPUSTEER_MAX_RULES 1048576	/* per address family */
+
+enum cpusteer_rule_direction {
+	CPUSTEER_RULE_NONE = 0,		/* in a decision: no rule matched */
+	CPUSTEER_RULE_SRC = 1,		/* matched on the source address */
+	CPUSTEER_RULE_DST = 2,		/* matched on the destination address */
+};
+
+#define CPUSTEER_RULES_IPV4_SRC 0x1
+#define CPUSTEER_RULES_IPV4_DST 0x2
+#define CPUSTEER_RULES_IPV6_SRC 0x4
+#define CPUSTEER_RULES_IPV6_DST 0x8
+#define CPUSTEER_RULES_KINDS 0xf
+#define CPUSTEER_RULES_COPY_1 0x8000	/* the tries of copy 1 are in force */
+
+/* An LPM trie key: `prefixlen` counts the direction's 8 bits and then
+ * the prefix's own; the padding is zero.
+ */
+struct cpusteer_rule_key_ipv4 {
+	__u32 prefixlen;
+	__u8 direction;		/* enum cpusteer_rule_direction */
+	__u8 addr[4];		/* network order */
+	__u8 pad[3];
+};
+
+struct cpusteer_rule_key_ipv6 {
+	__u32 prefixlen;
+	__u8 direction;
+	__u8 addr[16];
+	__u8 pad[3];
+};
+
+/* What a rule does; the trie gives the value only, so it repeats the
+ * direction and prefix length of its key, which a match reports.
+ */
+struct cpusteer_rule {
+	__u16 direction;	/* enum cpusteer_rule_direction */
+	__u16 prefixlen;	/* of the address alone: 0-32 or 0-128 */
+	__u32 ncpus;		/* 1 to CPUSTEER_MAX_RULE_CPUS */
+	__u32 cpu[CPUSTEER_MAX_RULE_CPUS];
 };
 
 /* The fields that decide a flow's CPU and nothing else. IPv4 addresses sit
@@ -296,7 +354,13 @@ struct cpusteer_decision {
 				 * flow; CPUSTEER_INNER_FALLBACKS: it is not */
 	__u32 path;		/* CPUSTEER_PATH_* bits */
 	struct cpusteer_flow_key outer;	/* with a tunnel: the outer flow */
+	__u32 rule;		/* enum cpusteer_rule_direction of the rule
+				 * that chose the CPU; `bucket` is then
+				 * CPUSTEER_NO_BUCKET */
+	__u32 rule_prefixlen;	/* its prefix length */
 };
+
+#define CPUSTEER_NO_BUCKET 0xffffffffu
 
 /* Device settings as the loader records them: `mask` says which fields
  * hold a value (bits DEV_* in loader/device/device.h).
@@ -347,9 +411,10 @@ enum cpusteer_kthread_policy {
  * mpls_payload); 12: a sixth tunnel kind, erspan, in the config's
  * `inner` and the counters; 13: GTP-U's two kinds, gtpu and gtpu-teid,
  * and the signalling fallback; fallbacks by tunnel, and frames steered
- * and passed by layer-2 path.
+ * and passed by layer-2 path; 14: prefix rules, their maps and the
+ * config's `rules`, which makes `symmetric` 16 bits.
  */
-#define CPUSTEER_STATE_VERSION 13
+#define CPUSTEER_STATE_VERSION 14
 
 /* What the instance is meant to be and what it changed, pinned with the
  * maps so that set, status and unload in later processes know it. The

@@ -136,6 +136,7 @@ static int open_skeleton(struct steer_instance *in, const struct open_how *how)
 	bpf_map__set_value_size(skel->maps.counters, CPUSTEER_COUNTERS_VALUE_SIZE(in->ncpus));
 	in->bucket_load_entries = how->count_buckets ? how->count_buckets : 1;
 	bpf_map__set_max_entries(skel->maps.bucket_load, in->bucket_load_entries);
+	bpf_map__set_max_entries(skel->maps.rule_hits, in->ncpus);
 	steer = skel->progs.cpusteer_steer;
 	attach = how->record_decisions ? skel->progs.cpusteer_classify
 		 : how->notouch ? skel->progs.cpusteer_notouch
@@ -181,6 +182,11 @@ static int open_skeleton(struct steer_instance *in, const struct open_how *how)
 		.remote_devmap = bpf_map__fd(skel->maps.remote_devmap),
 		.instance_state = bpf_map__fd(skel->maps.instance_state),
 		.bucket_load = bpf_map__fd(skel->maps.bucket_load),
+		.rules_ipv4 = { bpf_map__fd(skel->maps.rules_ipv4_0),
+				bpf_map__fd(skel->maps.rules_ipv4_1) },
+		.rules_ipv6 = { bpf_map__fd(skel->maps.rules_ipv6_0),
+				bpf_map__fd(skel->maps.rules_ipv6_1) },
+		.rule_hits = bpf_map__fd(skel->maps.rule_hits),
 	};
 	in->remote_prog[REMOTE_PASS] = bpf_program__fd(skel->progs.cpusteer_remote_pass);
 	in->remote_prog[REMOTE_DROP] = bpf_program__fd(skel->progs.cpusteer_remote_drop);

@@ -59,6 +59,12 @@ struct steer_maps {
 	int remote_devmap;
 	int instance_state;
 	int bucket_load;
+	/* Prefix rules: each family's two trie copies, by slot
+	 * (cpusteer_config.rule_slot), and the hits per target CPU.
+	 */
+	int rules_ipv4[2];
+	int rules_ipv6[2];
+	int rule_hits;
 };
 
 struct steer_instance {

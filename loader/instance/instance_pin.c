@@ -40,6 +40,15 @@ static const struct map_pin map_pins[] = {
 	{ "remote_devmap", offsetof(struct steer_maps, remote_devmap), BPF_MAP_TYPE_DEVMAP, 4, 4 },
 	{ "bucket_load", offsetof(struct steer_maps, bucket_load), BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 	  sizeof(struct cpusteer_bucket_load) },
+	{ "rules_ipv4_0", offsetof(struct steer_maps, rules_ipv4[0]), BPF_MAP_TYPE_LPM_TRIE,
+	  sizeof(struct cpusteer_rule_key_ipv4), sizeof(struct cpusteer_rule) },
+	{ "rules_ipv4_1", offsetof(struct steer_maps, rules_ipv4[1]), BPF_MAP_TYPE_LPM_TRIE,
+	  sizeof(struct cpusteer_rule_key_ipv4), sizeof(struct cpusteer_rule) },
+	{ "rules_ipv6_0", offsetof(struct steer_maps, rules_ipv6[0]), BPF_MAP_TYPE_LPM_TRIE,
+	  sizeof(struct cpusteer_rule_key_ipv6), sizeof(struct cpusteer_rule) },
+	{ "rules_ipv6_1", offsetof(struct steer_maps, rules_ipv6[1]), BPF_MAP_TYPE_LPM_TRIE,
+	  sizeof(struct cpusteer_rule_key_ipv6), sizeof(struct cpusteer_rule) },
+	{ "rule_hits", offsetof(struct steer_maps, rule_hits), BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8 },
 };
 #define NMAP_PINS (sizeof(map_pins) / sizeof(map_pins[0]))
 
