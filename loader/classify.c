@@ -16,6 +16,7 @@
 #include "log.h"
 #include "names.h"
 #include "options.h"
+#include "rule_maps.h"
 #include "tunnel_opts.h"
 
 /* Classify never sends a frame anywhere; the cpumap entries only have to
@@ -128,15 +129,37 @@ static void print_tunnel(const struct classify_result *r)
 	putchar(']');
 }
 
+static bool by_rule(const struct classify_result *r)
+{
+	return redirected(r) && r->d.rule != CPUSTEER_RULE_NONE;
+}
+
+/* The prefix of the rule that chose the CPU: the matched address, cut
+ * to the rule's length.
+ */
+static void rule_matched(const struct classify_result *r, char *buf, size_t len)
+{
+	const struct cpusteer_flow_key *k = &r->d.key;
+	struct prefix_rule rule = { .family = k->family, .direction = r->d.rule,
+				    .prefixlen = r->d.rule_prefixlen };
+	unsigned int i;
+
+	memcpy(rule.addr, r->d.rule == CPUSTEER_RULE_SRC ? k->saddr : k->daddr, sizeof(rule.addr));
+	for (i = rule.prefixlen; i < sizeof(rule.addr) * 8; i++)
+		rule.addr[i / 8] &= ~(0x80 >> i % 8);
+	rule_format(&rule, false, buf, len);
+}
+
 static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 {
+	char rule[RULE_LINE_MAX];
 	char cpu[12] = "-", bucket[12] = "-";
 	const struct cpusteer_flow_key *k = &r->d.key;
 	const char *reason = reason_of(r);
 
 	if (redirected(r)) {
 		snprintf(cpu, sizeof(cpu), "%u", r->d.cpu);
-		if (k->family)
+		if (k->family && !by_rule(r))
 			snprintf(bucket, sizeof(bucket), "%u", r->d.bucket);
 	}
 	printf("%-6llu %5u  %-8s %4s %6s  ", (unsigned long long)index, len, r->verdict, cpu, bucket);
@@ -151,6 +174,10 @@ static void print_row(__u64 index, __u32 len, const struct classify_result *r)
 	}
 	if (tunneled(r))
 		print_tunnel(r);
+	if (by_rule(r)) {
+		rule_matched(r, rule, sizeof(rule));
+		printf("  [rule %s]", rule);
+	}
 	if (reason)
 		printf("%s(%s)", has_flow(r) ? "  " : "", reason);
 	putchar('\n');
@@ -200,6 +227,7 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 {
 	const struct cpusteer_flow_key *k = &r->d.key;
 	const char *reason = reason_of(r);
+	char rule[RULE_LINE_MAX];
 
 	json_object_open(j, NULL);
 	json_uint(j, "index", index);
@@ -209,12 +237,19 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 		json_uint(j, "cpu", r->d.cpu);
 	else
 		json_null(j, "cpu");
-	if (redirected(r) && k->family) {
+	if (redirected(r) && k->family && !by_rule(r))
 		json_uint(j, "bucket", r->d.bucket);
-		json_uint(j, "hash", r->d.hash);
-	} else {
+	else
 		json_null(j, "bucket");
+	if (redirected(r) && k->family)
+		json_uint(j, "hash", r->d.hash);
+	else
 		json_null(j, "hash");
+	if (by_rule(r)) {
+		rule_matched(r, rule, sizeof(rule));
+		json_string(j, "rule", rule);
+	} else {
+		json_null(j, "rule");
 	}
 	if (reason)
 		json_string(j, "reason", reason);
@@ -264,7 +299,8 @@ static void print_header(const struct steer_opts *o, bool as_json, struct json *
 	printf("%-6s %5s  %-8s %4s %6s  %s\n", "#", "len", "verdict", "cpu", "bucket", "flow");
 }
 
-static int classify_capture(struct capture *cap, const struct steer_opts *o, bool as_json)
+static int classify_capture(struct capture *cap, const struct steer_opts *o,
+			    const struct prefix_rules *rules, bool as_json)
 {
 	struct cpumap_opts cm = { .qsize = CLASSIFY_QSIZE, .remote = REMOTE_NONE };
 	struct steer_instance in;
@@ -277,7 +313,9 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o, boo
 	err = instance_open(&in, true, false, 0);
 	if (err)
 		return err;
-	err = instance_configure(&in, &o->cpus, &o->cfg, &cm);
+	err = rule_maps_fill(&in, 0, rules);
+	if (!err)
+		err = instance_configure(&in, &o->cpus, &o->cfg, &cm);
 	if (err)
 		goto out;
 
@@ -332,12 +370,38 @@ out:
 struct classify_opts {
 	struct steer_opts steer;
 	bool as_json;
+	const char *rules_path;
+	struct prefix_rules rules;
 };
 
 static const struct cli_option classify_options[] = {
 	CLI_FLAG("json", struct classify_opts, as_json, "one JSON object with a \"packets\" array"),
+	CLI_TEXT_OPTION("rules", "FILE", struct classify_opts, rules_path,
+			"prefix rules, as load --rules takes them", NULL),
 	{}
 };
+
+/* --rules, its CPUs among --cpus as load wants them. */
+static int read_rules(struct classify_opts *o)
+{
+	char shown[RULE_LINE_MAX], cpus[256];
+	const struct prefix_rule *r;
+	__u32 cpu;
+
+	if (!o->rules_path)
+		return 0;
+	if (rules_read_file(o->rules_path, &o->rules))
+		return -EINVAL;
+	r = rules_outside(&o->rules, &o->steer.cpus, &cpu);
+	if (r) {
+		rule_format(r, true, shown, sizeof(shown));
+		cpuset_format(&o->steer.cpus, cpus, sizeof(cpus));
+		log_err("rule %s names CPU %u, which is not among --cpus %s", shown, cpu, cpus);
+		return -EINVAL;
+	}
+	o->steer.cfg.rules = rules_kinds(&o->rules);
+	return 0;
+}
 
 static const struct classify_opts classify_start = { .steer = STEER_START };
 
@@ -374,10 +438,15 @@ int cmd_classify(int argc, char **argv)
 	}
 	if (steer_opts_finish(&o.steer))
 		return 1;
+	if (read_rules(&o)) {
+		rules_free(&o.rules);
+		return EXIT_USAGE;
+	}
 	cap = capture_open_read(argv[operand]);
-	if (!cap)
-		return 1;
-	err = classify_capture(cap, &o.steer, o.as_json);
-	capture_close(cap);
-	return err ? 1 : 0;
+	if (cap) {
+		err = classify_capture(cap, &o.steer, &o.rules, o.as_json);
+		capture_close(cap);
+	}
+	rules_free(&o.rules);
+	return cap && !err ? 0 : 1;
 }

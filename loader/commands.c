@@ -13,6 +13,7 @@ const struct cli_command *const cpusteer_commands[] = {
 	&stats_command,
 	&exporter_command,
 	&balance_command,
+	&rule_command,
 	&classify_command,
 	&sample_pcap_command,
 	&version_command,

@@ -34,11 +34,13 @@ int cmd_unload(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 int cmd_balance(int argc, char **argv);
+int cmd_rule(int argc, char **argv);
 int cmd_classify(int argc, char **argv);
 int cmd_sample_pcap(int argc, char **argv);
 
 extern const struct cli_command load_command, set_command, status_command, unload_command,
-	stats_command, exporter_command, balance_command, classify_command, sample_pcap_command;
+	stats_command, exporter_command, balance_command, rule_command, classify_command,
+	sample_pcap_command;
 
 /* Every command, in the order `cpusteer --help` and the man page list
  * them; ended by NULL.

@@ -97,6 +97,7 @@ static int load_locked(struct load_opts *lo, struct instance_dir *d, int ifindex
 		.ifname = lo->ifname, .ifindex = ifindex,
 		.cpus = &lo->steer.cpus, .cfg = &lo->steer.cfg, .cm = &lo->cm,
 		.dev = &lo->dev, .xdp_mode = lo->xdp_mode, .notouch = lo->notouch,
+		.rules = &lo->rules,
 	};
 	struct cpusteer_instance_state st;
 	enum attach_path path;
@@ -137,6 +138,40 @@ static int check_nic_hash(struct load_opts *lo, const struct instance_dir *d, in
 	return err;
 }
 
+/* --rules: read, and checked against the instance it is to steer for. */
+static int read_rules(struct load_opts *lo)
+{
+	const char *but = lo->notouch ? "--no-touch, whose floor reads no address"
+			  : lo->steer.cfg.hash_fn == CPUSTEER_HASH_NIC
+			  ? "--hash nic, which reads no address of a frame the NIC hashed" : NULL;
+	char shown[RULE_LINE_MAX], cpus[256];
+	const struct prefix_rule *r;
+	int err = 0;
+	__u32 cpu;
+
+	if (!lo->rules_path)
+		return 0;
+	load_opts_blame(lo, "rules", NULL);
+	if (but) {
+		log_err("--rules cannot go with %s", but);
+		err = -EINVAL;
+	}
+	log_set_where(NULL);
+	if (!err)
+		err = rules_read_file(lo->rules_path, &lo->rules);
+	if (err)
+		return err;
+	r = rules_outside(&lo->rules, &lo->steer.cpus, &cpu);
+	if (r) {
+		rule_format(r, true, shown, sizeof(shown));
+		cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
+		log_err("rule %s names CPU %u, which is not among --cpus %s", shown, cpu, cpus);
+		return -EINVAL;
+	}
+	lo->steer.cfg.rules = rules_kinds(&lo->rules);
+	return 0;
+}
+
 static int load(struct load_opts *lo)
 {
 	struct instance_dir d;
@@ -154,6 +189,8 @@ static int load(struct load_opts *lo)
 	lo->steer.cfg.bucket_stats = lo->bucket_stats;
 	if (!err)
 		err = check_nic_hash(lo, &d, ifindex);
+	if (!err)
+		err = read_rules(lo);
 	if (!err)
 		err = bpffs_check();
 	if (err)
@@ -197,5 +234,7 @@ int cmd_load(int argc, char **argv)
 		return cli_exit_status(err);
 	if (require_root("load"))
 		return EXIT_FAILURE;
-	return exit_code(load(&lo));
+	err = load(&lo);
+	rules_free(&lo.rules);
+	return exit_code(err);
 }

@@ -18,6 +18,7 @@
 #include "indirection.h"
 #include "load_opts.h"
 #include "lock.h"
+#include "rule_change.h"
 #include "log.h"
 
 /* Starts from the recorded configuration and lays the given options over
@@ -37,6 +38,7 @@ static int merge(struct load_opts *lo, const struct instance_config *cur)
 	if (steer_given(o, STEER_WEIGHTS) && steer_opts_weigh(o, &o->cpus))
 		return -EINVAL;
 	o->cfg.bucket_stats = cur->cfg.bucket_stats;
+	o->cfg.rules = cur->cfg.rules;	/* the rules' own to change */
 	o->cfg.symmetric = cli_switch_on(o->symmetric, cur->cfg.symmetric);
 	if (steer_given(o, STEER_HASH) && o->cfg.hash_fn != cur->cfg.hash_fn &&
 	    (o->cfg.hash_fn == CPUSTEER_HASH_NIC || cur->cfg.hash_fn == CPUSTEER_HASH_NIC)) {
@@ -206,6 +208,57 @@ static void warn_target_gone(const struct instance_dir *d, struct steer_instance
 		d->shown, cm->redirect_ifindex, d->shown);
 }
 
+/* Every CPU a rule names stays one of the instance's: the rules of a
+ * --config file's `rules`, which replace the instance's after the set,
+ * or else those in force.
+ */
+static int check_rule_cpus(struct load_opts *lo, const struct instance_dir *d,
+			   struct steer_instance *in, const struct cpuset *cpus)
+{
+	struct prefix_rules in_force = { 0 };
+	const struct prefix_rules *rs = &lo->rules;
+	char shown[RULE_LINE_MAX], prefix[RULE_LINE_MAX];
+	const struct prefix_rule *r;
+	int err = 0;
+	__u32 cpu;
+
+	if (!lo->rules_path) {
+		err = rule_change_read(in, &in_force);
+		rs = &in_force;
+	}
+	r = err ? NULL : rules_outside(rs, cpus, &cpu);
+	if (r) {
+		rule_format(r, true, shown, sizeof(shown));
+		rule_format(r, false, prefix, sizeof(prefix));
+		load_opts_blame(lo, "cpus", lo->rules_path ? "rules" : NULL);
+		if (lo->rules_path)
+			log_err("cannot set %s: rule %s names CPU %u, which --cpus leaves out",
+				d->shown, shown, cpu);
+		else
+			log_err("cannot set %s: CPU %u is named by rule %s; change the rule first (cpusteer rule %s --add or --del '%s')",
+				d->shown, cpu, shown, d->shown, prefix);
+		log_set_where(NULL);
+		err = -EINVAL;
+	}
+	rules_free(&in_force);
+	return err;
+}
+
+/* A --config file's rules replace the instance's once the rest is set. */
+static int replace_rules(struct load_opts *lo, const struct instance_dir *d,
+			 struct steer_instance *in)
+{
+	int err;
+
+	if (!lo->rules_path)
+		return 0;
+	err = rule_change_replace(d, in, &lo->rules);
+	if (!err)
+		printf("cpusteer: updated %s: %zu rule%s in force\n", d->shown, lo->rules.n,
+		       lo->rules.n == 1 ? "" : "s");
+	return err;
+}
+
 static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer_instance *in)
 {
 	struct cpusteer_instance_state st;
@@ -224,6 +277,8 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		err = merge(lo, &recorded);
 	if (!err)
 		err = check_counted(lo, d, in);
+	if (!err)
+		err = check_rule_cpus(lo, d, in, &lo->steer.cpus);
 	if (err)
 		goto out;
 	next.cpus = lo->steer.cpus;
@@ -236,6 +291,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 		print_moved(d, &live, &next);
 		warn_offline(d, &next.cpus);
 		warn_target_gone(d, in, &next.cm);
+		err = replace_rules(lo, d, in);
 	}
 out:
 	free(live.table);
@@ -252,6 +308,8 @@ static int set(struct load_opts *lo)
 	err = instance_dir_init(&d, lo->ifname);
 	if (!err)
 		err = bpffs_check();
+	if (!err && lo->rules_path)
+		err = rules_read_file(lo->rules_path, &lo->rules);
 	if (err)
 		return err;
 	signals_defer();
@@ -297,5 +355,7 @@ int cmd_set(int argc, char **argv)
 		return cli_exit_status(err);
 	if (require_root("set"))
 		return EXIT_FAILURE;
-	return exit_code(set(&lo));
+	err = set(&lo);
+	rules_free(&lo.rules);
+	return exit_code(err);
 }

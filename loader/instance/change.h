@@ -20,6 +20,7 @@
 #include "instance.h"
 #include "instance_state.h"
 #include "pin_tree.h"
+#include "prefix_rule.h"
 
 /* What load makes: the instance and the device settings it applies. */
 struct change_load {
@@ -31,6 +32,8 @@ struct change_load {
 	const struct device_settings *dev;	/* dev->mask: what to apply */
 	int xdp_mode;				/* libxdp enum xdp_attach_mode */
 	bool notouch;
+	/* Prefix rules, checked, put in copy 0, which cfg->rules names. */
+	const struct prefix_rules *rules;
 };
 
 /* Makes the instance `l` describes in the empty folder `d`: programs
@@ -83,6 +86,12 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
  */
 int change_table(const struct instance_dir *d, struct steer_instance *in, const __u32 *table,
 		 __u32 nbuckets);
+
+/* Makes `rules` the configuration's CPUSTEER_RULES_* (phase SETTING
+ * while it moves), leaving every other setting as it is; refused like
+ * change_table when a command left the instance between configurations.
+ */
+int change_rules_config(const struct instance_dir *d, struct steer_instance *in, __u16 rules);
 
 /* What became of the device and its settings when an instance went. */
 struct change_unload_outcome {

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include "change.h"
+#include "rule_maps.h"
 #include "kernel_features.h"
 
 /* The record of the instance as it is about to be: phase LOADING, and the
@@ -66,7 +67,11 @@ int change_load(struct instance_dir *d, const struct change_load *l,
 		instance_dir_remove(d);
 		return err;
 	}
-	err = instance_configure(&in, l->cpus, l->cfg, l->cm);
+	/* The rules before the configuration that looks them up. */
+	if (l->rules && l->rules->n)
+		err = rule_maps_fill(&in, 0, l->rules);
+	if (!err)
+		err = instance_configure(&in, l->cpus, l->cfg, l->cm);
 	/* The entries' threads go with the map when a later step fails. */
 	if (!err)
 		err = cpumap_threads_schedule(instance_cpumap_id(&in), l->cpus, l->cfg->non_ip_cpu,

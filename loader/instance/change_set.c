@@ -207,37 +207,77 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
 	return instance_write_state(in, st);
 }
 
-int change_table(const struct instance_dir *d, struct steer_instance *in, const __u32 *table,
-		 __u32 nbuckets)
+/* The record and the maps of a running instance that a command changes
+ * as it stands: refused with one line when an interrupted command left
+ * it between configurations (a balance step killed before this one left
+ * a whole table).
+ */
+static int read_running(const struct instance_dir *d, struct steer_instance *in,
+			const char *verb, struct cpusteer_instance_state *st,
+			struct instance_config *recorded, struct instance_config *live)
 {
-	struct cpusteer_instance_state st, before;
-	struct instance_config recorded = { 0 }, live = { 0 }, next;
 	char why[400];
 	int err;
 
-	err = instance_read_state(in, &st);
-	/* A balance step killed before this one left a whole table. */
-	if (!err && st.phase != CPUSTEER_PHASE_READY && st.phase != CPUSTEER_PHASE_BALANCING) {
-		health_describe_phase(&st, d->shown, why, sizeof(why));
-		log_err("cannot move buckets of %s: %s", d->shown, why);
+	err = instance_read_state(in, st);
+	if (!err && st->phase != CPUSTEER_PHASE_READY && st->phase != CPUSTEER_PHASE_BALANCING) {
+		health_describe_phase(st, d->shown, why, sizeof(why));
+		log_err("cannot %s of %s: %s", verb, d->shown, why);
 		return -EBUSY;
 	}
-	if (!err)
-		err = change_read_current(in, &st, &recorded, &live);
+	return err ? err : change_read_current(in, st, recorded, live);
+}
+
+/* Moves the maps from `live` to `next`, recorded in phase `phase`, and
+ * commits.
+ */
+static int move_running(struct steer_instance *in, struct cpusteer_instance_state *st,
+			const struct instance_config *live, const struct instance_config *next,
+			enum cpusteer_phase phase)
+{
+	struct cpusteer_instance_state before = *st;
+	int err;
+
+	state_enter(st, phase);
+	err = move(in, NULL, st, &before, live, next, &live->cm, NULL, NULL, NULL);
+	if (err)
+		return err;
+	state_enter(st, CPUSTEER_PHASE_READY);
+	return instance_write_state(in, st);
+}
+
+int change_table(const struct instance_dir *d, struct steer_instance *in, const __u32 *table,
+		 __u32 nbuckets)
+{
+	struct cpusteer_instance_state st;
+	struct instance_config recorded = { 0 }, live = { 0 }, next;
+	int err;
+
+	err = read_running(d, in, "move buckets", &st, &recorded, &live);
 	if (!err && live.cfg.nbuckets != nbuckets)
 		err = -ESTALE;	/* the caller read another table: not ours to write */
-	if (err)
-		goto out;
-	next = recorded;
-	next.table = (__u32 *)table;
-	before = st;
-	state_enter(&st, CPUSTEER_PHASE_BALANCING);
-	err = move(in, NULL, &st, &before, &live, &next, &live.cm, NULL, NULL, NULL);
-	if (err)
-		goto out;
-	state_enter(&st, CPUSTEER_PHASE_READY);
-	err = instance_write_state(in, &st);
-out:
+	if (!err) {
+		next = recorded;
+		next.table = (__u32 *)table;
+		err = move_running(in, &st, &live, &next, CPUSTEER_PHASE_BALANCING);
+	}
+	free(live.table);
+	return err;
+}
+
+int change_rules_config(const struct instance_dir *d, struct steer_instance *in, __u16 rules)
+{
+	struct cpusteer_instance_state st;
+	struct instance_config recorded = { 0 }, live = { 0 }, next;
+	int err;
+
+	err = read_running(d, in, "change the rules", &st, &recorded, &live);
+	if (!err && rules != live.cfg.rules) {
+		next = recorded;
+		next.cfg.rules = rules;
+		next.table = live.table;
+		err = move_running(in, &st, &live, &next, CPUSTEER_PHASE_SETTING);
+	}
 	free(live.table);
 	return err;
 }

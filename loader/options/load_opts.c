@@ -164,6 +164,12 @@ const struct cli_option attach_options[] = {
 	[LOAD_ONLY_NO_BUCKET_STATS] = CLI_SWITCH_OFF("no-bucket-stats", struct load_opts,
 						     bucket_stats_given,
 						     "no bucket counters", CLI_DEFAULT_FORM),
+	/* A file of its own, for the same trust model as --config: a unit
+	 * names both, and `set --config` of a reload replaces the rules.
+	 */
+	[LOAD_ONLY_RULES] = CLI_TEXT_OPTION("rules", "FILE", struct load_opts, rules_path,
+					    "prefix rules to start with, one a line, as\n"
+					    "cpusteer rule lists them", NULL),
 	[LOAD_ONLY_OPTIONS] = {}
 };
 

@@ -8,6 +8,7 @@
 #include "device.h"
 #include "instance.h"
 #include "options.h"
+#include "prefix_rule.h"
 
 /* xdp-bench's reasoning: the queue must absorb what arrives while the
  * target CPU's kthread wakes up (tens of microseconds at tens of Mpps
@@ -27,7 +28,7 @@ enum change_option {
 /* What only load sets, likewise in load_opts.load_only_given. */
 enum load_only_option {
 	LOAD_ONLY_XDP_MODE, LOAD_ONLY_NO_TOUCH, LOAD_ONLY_TOUCH, LOAD_ONLY_BUCKET_STATS,
-	LOAD_ONLY_NO_BUCKET_STATS, LOAD_ONLY_OPTIONS
+	LOAD_ONLY_NO_BUCKET_STATS, LOAD_ONLY_RULES, LOAD_ONLY_OPTIONS
 };
 
 struct load_opts {
@@ -43,6 +44,8 @@ struct load_opts {
 	bool notouch;
 	bool bucket_stats;		/* load only: the counters are sized then */
 	const char *config_path;	/* --config */
+	const char *rules_path;		/* --rules, read by the command */
+	struct prefix_rules rules;	/* what it holds, once read */
 	const char *ifname;
 	__u64 change_given, load_only_given;
 };

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Changes to the prefix rules of a running instance (rule_change.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "change.h"
+#include "log.h"
+#include "rule_change.h"
+#include "rule_maps.h"
+
+static int live_rules(struct steer_instance *in, __u16 *rules)
+{
+	struct cpusteer_config cfg;
+
+	if (instance_read_config(in, &cfg)) {
+		log_err("cannot read the live configuration: %s", strerror(errno));
+		return -EIO;
+	}
+	*rules = cfg.rules;
+	return 0;
+}
+
+static __u16 kind_of(const struct prefix_rule *r)
+{
+	struct prefix_rules one = { .rule = (struct prefix_rule *)r, .n = 1 };
+
+	return rules_kinds(&one);
+}
+
+int rule_change_read(struct steer_instance *in, struct prefix_rules *rs)
+{
+	__u16 rules;
+	int err = live_rules(in, &rules);
+
+	if (!err && rules)
+		err = rule_maps_read(in, rules_copy_in_force(rules), rs);
+	if (!err)
+		rules_sort(rs);
+	return err;
+}
+
+int rule_change_replace(const struct instance_dir *d, struct steer_instance *in,
+			const struct prefix_rules *rs)
+{
+	__u16 rules, next;
+	int err = live_rules(in, &rules), target;
+
+	if (err)
+		return err;
+	/* With no rules in force, neither copy is read: copy 0 it is. */
+	target = rules ? !rules_copy_in_force(rules) : 0;
+	err = rule_maps_fill(in, target, rs);
+	next = rs->n ? rules_kinds(rs) | (target ? CPUSTEER_RULES_COPY_1 : 0) : 0;
+	if (!err)
+		err = change_rules_config(d, in, next);
+	/* What is not in force now is emptied; a kill before leaves it for
+	 * the next change, which empties a copy before it fills it.
+	 */
+	if (err) {
+		rule_maps_clear(in, target);
+		return err;
+	}
+	return rule_maps_clear(in, !target);
+}
+
+int rule_change_put(const struct instance_dir *d, struct steer_instance *in,
+		    const struct prefix_rule *r, struct prefix_rule *was, bool *replaced)
+{
+	__u16 rules, kind = kind_of(r);
+	int err = live_rules(in, &rules), copy;
+
+	*replaced = false;
+	if (err)
+		return err;
+	if (!rules) {
+		struct prefix_rules one = { .rule = (struct prefix_rule *)r, .n = 1 };
+
+		return rule_change_replace(d, in, &one);
+	}
+	copy = rules_copy_in_force(rules);
+	*was = *r;
+	*replaced = !rule_maps_get(in, copy, was);
+	/* The kind is looked up before the rule is there to find. */
+	if (!(rules & kind))
+		err = change_rules_config(d, in, rules | kind);
+	return err ? err : rule_maps_put(in, copy, r);
+}
+
+static bool copy_empty(struct steer_instance *in, int copy)
+{
+	struct cpusteer_rule_key_ipv6 k;
+
+	return bpf_map_get_next_key(in->maps.rules_ipv4[copy], NULL, &k) &&
+	       bpf_map_get_next_key(in->maps.rules_ipv6[copy], NULL, &k);
+}
+
+int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
+		       const struct prefix_rule *r)
+{
+	struct prefix_rule found = *r;
+	__u16 rules;
+	int err = live_rules(in, &rules), copy;
+
+	if (err)
+		return err;
+	if (!rules)
+		return -ENOENT;
+	copy = rules_copy_in_force(rules);
+	err = rule_maps_get(in, copy, &found);
+	if (!err)
+		err = rule_maps_delete(in, copy, r);
+	if (err)
+		return err;
+	/* The last rule gone, the default path is the frames' again. A kind
+	 * that only some rules had is still looked up, in vain, until the
+	 * next --replace.
+	 */
+	return copy_empty(in, copy) ? change_rules_config(d, in, 0) : 0;
+}
