@@ -20,6 +20,7 @@
 #include "json.h"
 #include "kernel_features.h"
 #include "log.h"
+#include "rule_change.h"
 #include "names.h"
 #include "netns.h"
 #include "options.h"
@@ -36,6 +37,7 @@ struct status_view {
 	struct cpuset cpus, offline;
 	__u32 owned[CPUSTEER_MAX_CPUS];
 	__u32 counted_buckets;	/* what the bucket counters can hold */
+	size_t rules;		/* prefix rules in force */
 	int rx_hash;		/* device_rx_hash() of the interface */
 	bool complete;		/* every pin there */
 	struct instance_health health;
@@ -44,6 +46,15 @@ struct status_view {
 	struct cpumap_threads threads;	/* the cpumap's kthreads now */
 	char problem[400];	/* what is wrong, and what to run */
 };
+
+static void count_rules(struct steer_instance *in, struct status_view *v)
+{
+	struct prefix_rules rs = { 0 };
+
+	if (!rule_change_read(in, &rs))
+		v->rules = rs.n;
+	rules_free(&rs);
+}
 
 /* A command was killed in the middle of its work. */
 static bool interrupted(const struct status_view *v)
@@ -102,6 +113,7 @@ static int collect(struct instance_dir *d, struct status_view *v)
 	instance_read_counters(&in, &v->counts, NULL);
 	cpumap_threads_find(instance_cpumap_id(&in), &v->threads);
 	v->counted_buckets = in.bucket_load_entries;
+	count_rules(&in, v);
 	instance_close(&in);
 	state_get_saved(&v->st, &v->saved);
 	state_get_cpumap(&v->st, &cm);
@@ -264,6 +276,8 @@ static void print_text(const struct status_view *v)
 		printf("  %-18s on, for up to %u buckets\n", "bucket stats", v->counted_buckets);
 	else
 		printf("  %-18s off\n", "bucket stats");
+	printf("  %-18s %zu in force (cpusteer rule %s lists them)\n", "prefix rules", v->rules,
+	       v->dir->shown);
 	printf("  %-18s %u, remote %s%s%s\n", "queue size", v->st.qsize,
 	       remote_action_name(v->st.remote), *redirect ? " to " : "", redirect);
 	print_kthread_sched(v);
@@ -389,6 +403,7 @@ static void print_json(struct json *j, const struct status_view *v)
 		else
 			json_bool(j, "driver_rx_hash", v->rx_hash);
 		json_bool(j, "bucket_stats", v->cfg.bucket_stats);
+		json_uint(j, "prefix_rules", v->rules);
 		if (v->cfg.bucket_stats)
 			json_uint(j, "counted_buckets", v->counted_buckets);
 		else

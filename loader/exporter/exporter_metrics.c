@@ -160,6 +160,14 @@ static const struct per_cpu kthread_xdp = {
 		  { "drop", offsetof(struct kthread_count, xdp_drop) },
 		  { "redirect", offsetof(struct kthread_count, xdp_redirect) } },
 };
+static __u64 rule_hits(const struct stats_sample *s, int n, int cpu, size_t field)
+{
+	(void)n;
+	(void)field;
+	return s->rule_hits[cpu];
+}
+
+static const struct per_cpu by_rule = { .get = rule_hits, .nrows = 1 };
 static const struct per_cpu remote = {
 	.get = remote_field, .label = "outcome", .nrows = 4,
 	.rows = { { "pass", offsetof(struct cpusteer_remote_counters, passed) },
@@ -440,6 +448,9 @@ static const struct family families[] = {
 	  "fifo and rr, the nice value (-20 to 19) under the others; load --kthread-sched sets it",
 	  .emit = emit_threads },
 	{ .steering_counters = true },
+	{ "cpusteer_rule_redirected_packets_total", "counter",
+	  "packets a prefix rule (cpusteer rule) sent to each target CPU, of those redirected or "
+	  "counted as errors there", .emit = emit_per_cpu, .per_cpu = &by_rule },
 	{ "cpusteer_cpumap_enqueued_packets_total", "counter",
 	  "packets offered to each target CPU's cpumap queue, drops included" TP,
 	  .emit = emit_per_cpu, .per_cpu = &enqueued },

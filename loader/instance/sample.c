@@ -9,6 +9,7 @@
 #include "counters.h"
 #include "instance.h"
 #include "log.h"
+#include "rule_maps.h"
 #include "sample.h"
 #include "trace.h"
 
@@ -17,10 +18,11 @@ int sample_alloc(struct stats_sample *s, int ncpus)
 	memset(s, 0, sizeof(*s));
 	s->rx = calloc(ncpus, sizeof(*s->rx));
 	s->redirected = calloc((size_t)ncpus * ncpus, sizeof(*s->redirected));
+	s->rule_hits = calloc(ncpus, sizeof(*s->rule_hits));
 	s->remote = calloc(ncpus, sizeof(*s->remote));
 	s->enqueue = calloc((size_t)ncpus * ncpus, sizeof(*s->enqueue));
 	s->kthread = calloc(ncpus, sizeof(*s->kthread));
-	if (!s->rx || !s->redirected || !s->remote || !s->enqueue || !s->kthread) {
+	if (!s->rx || !s->redirected || !s->rule_hits || !s->remote || !s->enqueue || !s->kthread) {
 		sample_free(s);
 		return -ENOMEM;
 	}
@@ -31,6 +33,7 @@ void sample_free(struct stats_sample *s)
 {
 	free(s->rx);
 	free(s->redirected);
+	free(s->rule_hits);
 	free(s->remote);
 	free(s->enqueue);
 	free(s->kthread);
@@ -42,6 +45,7 @@ void sample_copy(struct stats_sample *dst, const struct stats_sample *src, int n
 	dst->mono = src->mono;
 	memcpy(dst->rx, src->rx, n * sizeof(*src->rx));
 	memcpy(dst->redirected, src->redirected, (size_t)n * n * sizeof(*src->redirected));
+	memcpy(dst->rule_hits, src->rule_hits, n * sizeof(*src->rule_hits));
 	memcpy(dst->remote, src->remote, n * sizeof(*src->remote));
 	memcpy(dst->enqueue, src->enqueue, (size_t)n * n * sizeof(*src->enqueue));
 	memcpy(dst->kthread, src->kthread, n * sizeof(*src->kthread));
@@ -71,6 +75,7 @@ void sample_diff(struct stats_sample *out, const struct stats_sample *a,
 	sub_words(out->rx, a->rx, b->rx, n * sizeof(*a->rx));
 	sub_words(out->redirected, a->redirected, b->redirected,
 		  (size_t)n * n * sizeof(*a->redirected));
+	sub_words(out->rule_hits, a->rule_hits, b->rule_hits, n * sizeof(*a->rule_hits));
 	sub_words(out->remote, a->remote, b->remote, n * sizeof(*a->remote));
 	sub_words(out->enqueue, a->enqueue, b->enqueue, (size_t)n * n * sizeof(*a->enqueue));
 	sub_words(out->kthread, a->kthread, b->kthread, n * sizeof(*a->kthread));
@@ -87,6 +92,8 @@ int sample_read(const struct tracer *t, struct steer_instance *in, struct stats_
 	err = in ? instance_read_counters_percpu(in, s->rx, s->remote) : 0;
 	if (!err && in)
 		err = instance_read_redirects(in, s->redirected);
+	if (!err && in)
+		err = rule_maps_read_hits(in, s->rule_hits);
 	if (err) {
 		log_err("cannot read the steering counters: %s", strerror(-err));
 		return err;

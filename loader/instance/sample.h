@@ -25,6 +25,8 @@ struct stats_sample {
 	struct timespec mono;
 	struct cpusteer_counters *rx;			/* [receiving CPU] */
 	__u64 *redirected;		/* [receiving CPU * ncpus + target CPU] */
+	__u64 *rule_hits;		/* [target CPU]: frames a prefix rule sent
+					 * there, summed over receiving CPUs */
 	struct cpusteer_remote_counters *remote;	/* [target CPU] */
 	struct enqueue_count *enqueue;
 	struct kthread_count *kthread;			/* [target CPU] */

@@ -179,6 +179,7 @@ static void json_totals(struct json *j, const struct stats_view *v)
 		json_object_open(j, NULL);
 		json_uint(j, "cpu", cpu);
 		json_uint(j, "packets", sample_redirected_to(t, v->ncpus, cpu));
+		json_uint(j, "by_rule", t->rule_hits[cpu]);
 		json_object_close(j);
 	}
 	json_array_close(j);
@@ -235,6 +236,7 @@ void stats_print_json(const struct stats_view *v, double dt, const struct timesp
 		json_object_open(&j, NULL);
 		json_uint(&j, "cpu", cpu);
 		json_rate(&j, "pps", sample_redirected_to(&v->delta, v->ncpus, cpu), dt);
+		json_rate(&j, "by_rule_pps", v->delta.rule_hits[cpu], dt);
 		json_object_close(&j);
 	}
 	json_array_close(&j);

@@ -161,6 +161,25 @@ static void print_redirected(FILE *f, const struct stats_view *v, double dt)
 	}
 }
 
+/* Shown once a prefix rule has steered a frame: of REDIRECTED TO, what
+ * rules chose rather than buckets.
+ */
+static void print_by_rule(FILE *f, const struct stats_view *v, double dt)
+{
+	static const char *const cols[] = { "pkt/s" };
+	bool header = false;
+	int i, cpu;
+
+	for_each_shown_cpu(v, i, cpu) {
+		if (!v->delta.rule_hits[cpu])
+			continue;
+		if (!header)
+			put_header(f, "BY PREFIX RULE", cols, 1);
+		header = true;
+		put_figure_row(f, v->delta.rule_hits[cpu], dt, "  cpu %d", cpu);
+	}
+}
+
 static void put_enqueue_row(FILE *f, const struct enqueue_count *e, double dt)
 {
 	put_rate(f, e->processed, dt);
@@ -301,6 +320,7 @@ void stats_print_table(FILE *f, const struct stats_view *v, double dt, const str
 		if (c->title)
 			print_counter(f, v, c, &rx, dt);
 	print_redirected(f, v, dt);
+	print_by_rule(f, v, dt);
 	if (t->attached[TP_CPUMAP_ENQUEUE])
 		print_enqueue(f, v, dt);
 	if (t->attached[TP_CPUMAP_KTHREAD])
