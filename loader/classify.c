@@ -384,21 +384,10 @@ static const struct cli_option classify_options[] = {
 /* --rules, its CPUs among --cpus as load wants them. */
 static int read_rules(struct classify_opts *o)
 {
-	char shown[RULE_LINE_MAX], cpus[256];
-	const struct prefix_rule *r;
-	__u32 cpu;
-
 	if (!o->rules_path)
 		return 0;
-	if (rules_read_file(o->rules_path, &o->rules))
+	if (rules_read_for_cpus(o->rules_path, &o->steer.cpus, &o->rules))
 		return -EINVAL;
-	r = rules_outside(&o->rules, &o->steer.cpus, &cpu);
-	if (r) {
-		rule_format(r, true, shown, sizeof(shown));
-		cpuset_format(&o->steer.cpus, cpus, sizeof(cpus));
-		log_err("rule %s names CPU %u, which is not among --cpus %s", shown, cpu, cpus);
-		return -EINVAL;
-	}
 	o->steer.cfg.rules = rules_kinds(&o->rules);
 	return 0;
 }

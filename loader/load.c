@@ -144,10 +144,7 @@ static int read_rules(struct load_opts *lo)
 	const char *but = lo->notouch ? "--no-touch, whose floor reads no address"
 			  : lo->steer.cfg.hash_fn == CPUSTEER_HASH_NIC
 			  ? "--hash nic, which reads no address of a frame the NIC hashed" : NULL;
-	char shown[RULE_LINE_MAX], cpus[256];
-	const struct prefix_rule *r;
 	int err = 0;
-	__u32 cpu;
 
 	if (!lo->rules_path)
 		return 0;
@@ -158,16 +155,9 @@ static int read_rules(struct load_opts *lo)
 	}
 	log_set_where(NULL);
 	if (!err)
-		err = rules_read_file(lo->rules_path, &lo->rules);
+		err = rules_read_for_cpus(lo->rules_path, &lo->steer.cpus, &lo->rules);
 	if (err)
 		return err;
-	r = rules_outside(&lo->rules, &lo->steer.cpus, &cpu);
-	if (r) {
-		rule_format(r, true, shown, sizeof(shown));
-		cpuset_format(&lo->steer.cpus, cpus, sizeof(cpus));
-		log_err("rule %s names CPU %u, which is not among --cpus %s", shown, cpu, cpus);
-		return -EINVAL;
-	}
 	lo->steer.cfg.rules = rules_kinds(&lo->rules);
 	return 0;
 }

@@ -303,6 +303,23 @@ int rules_read_file(const char *path, struct prefix_rules *rs)
 	return err;
 }
 
+int rules_read_for_cpus(const char *path, const struct cpuset *cpus, struct prefix_rules *rs)
+{
+	char shown[RULE_LINE_MAX], list[256];
+	const struct prefix_rule *r;
+	__u32 cpu;
+
+	if (rules_read_file(path, rs))
+		return -EINVAL;
+	r = rules_outside(rs, cpus, &cpu);
+	if (!r)
+		return 0;
+	rule_format(r, true, shown, sizeof(shown));
+	cpuset_format(cpus, list, sizeof(list));
+	log_err("rule %s names CPU %u, which is not among --cpus %s", shown, cpu, list);
+	return -EINVAL;
+}
+
 void rule_format_prefix(const struct prefix_rule *r, char *buf, size_t len)
 {
 	char addr[INET6_ADDRSTRLEN];

@@ -59,6 +59,11 @@ int rules_parse_text(char *text, size_t len, const char *shown, struct prefix_ru
  */
 int rules_read_file(const char *path, struct prefix_rules *rs);
 
+/* rules_read_file, for an instance of `cpus`: a rule that names another
+ * CPU is one line on stderr and -EINVAL.
+ */
+int rules_read_for_cpus(const char *path, const struct cpuset *cpus, struct prefix_rules *rs);
+
 /* "dst 192.0.2.0/24 3"; "dst 192.0.2.0/24" with `with_cpus` false. */
 void rule_format(const struct prefix_rule *r, bool with_cpus, char *buf, size_t len);
 /* "192.0.2.0/24" */
