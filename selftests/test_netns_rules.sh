@@ -263,6 +263,14 @@ out=$(cs set "$VB" --cpus 0 2>&1) || t_fail "set --cpus 0 with no rule on CPU 1 
 t_eq "CPUs after set --cpus 0" "[0]" "$(cs status "$VB" --json | jq -c '[.instances[0].cpus[] | .cpu]')"
 t_eq "rules after set --cpus 0 (set leaves them)" "dst 10.0.0.0/8 0
 src 2001:db8::/32 0" "$(rules)"
+# A set starts from the recorded configuration, which must hold the copy
+# and kinds the rule changes moved it to: one --replace (the other copy)
+# and a set of something else keep the rules in force.
+printf 'src 10.7.0.0/16 0\n' >"$T/one7"
+cs rule "$VB" --replace "$T/one7" >/dev/null || t_fail "--replace with one rule failed"
+out=$(cs set "$VB" --buckets 1024 2>&1) || t_fail "set --buckets 1024 failed: $out"
+t_eq "rules after a --replace and a set --buckets" "src 10.7.0.0/16 0" "$(rules)"
+out=$(cs set "$VB" --buckets 512 2>&1) || t_fail "set --buckets 512 failed: $out"
 # And now a rule cannot name CPU 1, which the instance no longer has.
 rule_refused "--add naming CPU 1 after set --cpus 0" 1 "cpusteer: *names CPU 1, which is not one of $VB's CPUs (0)*" \
 	cs rule "$VB" --add "dst 10.1.0.0/16 1"

@@ -276,6 +276,10 @@ int change_rules_config(const struct instance_dir *d, struct steer_instance *in,
 		next = recorded;
 		next.cfg.rules = rules;
 		next.table = live.table;
+		/* The record holds the configuration, unlike the table: a
+		 * later set starts from it.
+		 */
+		state_set_config(&st, &next.cpus, &next.cfg, &next.cm);
 		err = move_running(in, &st, &live, &next, CPUSTEER_PHASE_SETTING);
 	}
 	free(live.table);
