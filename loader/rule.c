@@ -210,18 +210,7 @@ static int run(const struct rule_opts *o, const char *ifname, struct rule_reques
 	struct instance_dir d;
 	int err;
 
-	err = instance_dir_init(&d, ifname);
-	if (!err)
-		err = bpffs_check();
-	if (err)
-		return err;
-	if (q->what != LIST)
-		signals_defer();
-	err = instance_dir_open(&d, q->what == LIST ? DIR_LOCK_SH : DIR_LOCK_EX);
-	if (err == -ENOENT || (!err && instance_dir_is_empty(&d))) {
-		elsewhere_not_here(&d, "rule");
-		err = -ENOENT;
-	}
+	err = elsewhere_open_here(&d, ifname, q->what == LIST ? DIR_LOCK_SH : DIR_LOCK_EX, "rule");
 	if (!err)
 		err = instance_open_pinned(&in, d.fd, d.shown);
 	if (!err) {

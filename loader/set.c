@@ -305,19 +305,13 @@ static int set(struct load_opts *lo)
 	struct instance_dir d;
 	int err;
 
-	err = instance_dir_init(&d, lo->ifname);
-	if (!err)
-		err = bpffs_check();
-	if (!err && lo->rules_path)
+	/* Read before anything is opened: a bad file changes nothing. */
+	if (lo->rules_path) {
 		err = rules_read_file(lo->rules_path, &lo->rules);
-	if (err)
-		return err;
-	signals_defer();
-	err = instance_dir_open(&d, DIR_LOCK_EX);
-	if (err == -ENOENT || (!err && instance_dir_is_empty(&d))) {
-		elsewhere_not_here(&d, "set");
-		err = -ENOENT;
+		if (err)
+			return err;
 	}
+	err = elsewhere_open_here(&d, lo->ifname, DIR_LOCK_EX, "set");
 	if (!err)
 		err = instance_open_pinned(&in, d.fd, d.shown);
 	if (!err) {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "elsewhere.h"
+#include "lock.h"
 #include "instance.h"
 #include "invocation.h"
 #include "log.h"
@@ -115,4 +116,25 @@ void elsewhere_not_here(const struct instance_dir *here, const char *command)
 
 	elsewhere_find(here, &e);
 	elsewhere_report(here, &e, command);
+}
+
+int elsewhere_open_here(struct instance_dir *d, const char *ifname, int lock,
+			const char *command)
+{
+	int err;
+
+	d->fd = -1;	/* for instance_dir_close, whatever fails */
+	err = instance_dir_init(d, ifname);
+	if (!err)
+		err = bpffs_check();
+	if (err)
+		return err;
+	if (lock == DIR_LOCK_EX)
+		signals_defer();
+	err = instance_dir_open(d, lock);
+	if (err == -ENOENT || (!err && instance_dir_is_empty(d))) {
+		elsewhere_not_here(d, command);
+		err = -ENOENT;
+	}
+	return err;
 }

@@ -47,6 +47,14 @@ int elsewhere_attached(const char *ifname, struct attached_prog *a, struct elsew
  */
 void elsewhere_not_here(const struct instance_dir *here, const char *command);
 
+/* Opens the folder of the instance of `ifname` in this namespace, for
+ * `command`, under `lock` (DIR_LOCK_EX or DIR_LOCK_SH), deferring signals
+ * first for a command that changes it: -ENOENT after elsewhere_not_here's
+ * line when nothing is loaded here, other failures with their own line.
+ */
+int elsewhere_open_here(struct instance_dir *d, const char *ifname, int lock,
+			const char *command);
+
 /* One line for a command that found no instance of `here` in this
  * namespace: where it is instead and the command to run there (the
  * command line this process was given, every option kept; "cpusteer
