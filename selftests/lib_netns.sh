@@ -399,3 +399,35 @@ netns_setup() {	# [v4only]
 	fi
 	NETNS_WHY=
 }
+
+# --- strace fault injection: a command killed at a fixed point ----------------
+
+# Whether strace is here and can inject faults.
+strace_injects() {
+	command -v strace >/dev/null &&
+		strace -f -o /dev/null -e inject=getpid:error=EPERM:when=1 true 2>/dev/null
+}
+
+# Runs cpusteer ARGS in B under strace, SIGKILLed at the Nth call of
+# SYSCALL, its output in $NETNS_TMP/out and err. Sets KILLED: 1 when the
+# call was reached.
+strace_kill_in_b() {	# SYSCALL N ARGS...
+	local sc=$1 n=$2
+
+	shift 2
+	{ strace -f -o "$NETNS_TMP/strace" -e trace="$sc" -e inject="$sc:signal=KILL:when=$n" \
+		nsenter --net="/run/netns/$NSB" "$CPUSTEER" "$@" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"; } \
+		2>/dev/null
+	KILLED=0
+	grep -q 'killed by SIGKILL' "$NETNS_TMP/strace" && KILLED=1
+}
+
+# How many times cpusteer ARGS in B calls SYSCALL, run to its end.
+count_calls_in_b() {	# SYSCALL ARGS...
+	local sc=$1
+
+	shift
+	strace -f -o "$NETNS_TMP/count" -e trace="$sc" \
+		nsenter --net="/run/netns/$NSB" "$CPUSTEER" "$@" >/dev/null 2>&1
+	grep -c " $sc(" "$NETNS_TMP/count"
+}

@@ -458,29 +458,13 @@ report_seen
 
 # --- fixed points: strace kills at the Nth call -------------------------------
 
-# Runs cpusteer ARGS under strace, SIGKILLed at the Nth call of SYSCALL.
-# Sets KILLED (1 when the call was reached).
+# strace_kill_in_b, counting the rounds whose call was never reached.
 strace_kill() {	# SYSCALL N ARGS...
-	local sc=$1 n=$2
-
-	shift 2
-	{ strace -f -o "$NETNS_TMP/strace" -e trace="$sc" -e inject="$sc:signal=KILL:when=$n" \
-		nsenter --net="/run/netns/$NSB" "$CPUSTEER" "$@" >"$NETNS_TMP/out" 2>"$NETNS_TMP/err"; } \
-		2>/dev/null
-	KILLED=0
-	grep -q 'killed by SIGKILL' "$NETNS_TMP/strace" && KILLED=1
+	strace_kill_in_b "$@"
 	[ "$KILLED" = 1 ] || seen "not-reached"
 }
 
-# How many times cpusteer ARGS calls SYSCALL, run to its end under strace.
-count_calls() {	# SYSCALL ARGS...
-	local sc=$1
-
-	shift
-	strace -f -o "$NETNS_TMP/count" -e trace="$sc" \
-		nsenter --net="/run/netns/$NSB" "$CPUSTEER" "$@" >/dev/null 2>&1
-	grep -c " $sc(" "$NETNS_TMP/count"
-}
+count_calls() { count_calls_in_b "$@"; }
 
 # 1, every STEP-th call up to COUNT, COUNT, and any EXTRA call numbers.
 spread() {	# COUNT STEP EXTRA...
@@ -492,8 +476,7 @@ spread() {	# COUNT STEP EXTRA...
 }
 
 have_strace=1
-command -v strace >/dev/null || have_strace=0
-strace -f -o /dev/null -e inject=getpid:error=EPERM:when=1 true 2>/dev/null || have_strace=0
+strace_injects || have_strace=0
 
 # A fault-injection round of load: SIGKILL at call N of SYSCALL, then the
 # same recovery as above, a fresh load and a clean unload.
