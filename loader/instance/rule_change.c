@@ -98,7 +98,6 @@ static bool copy_empty(struct steer_instance *in, int copy)
 int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
 		       const struct prefix_rule *r)
 {
-	struct prefix_rule found = *r;
 	__u16 rules;
 	int err = live_rules(in, &rules), copy;
 
@@ -106,10 +105,9 @@ int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
 		return err;
 	if (!rules)
 		return -ENOENT;
+	/* An LPM trie deletes the entry of exactly the key's length. */
 	copy = rules_copy_in_force(rules);
-	err = rule_maps_get(in, copy, &found);
-	if (!err)
-		err = rule_maps_delete(in, copy, r);
+	err = rule_maps_delete(in, copy, r);
 	if (err)
 		return err;
 	/* The last rule gone, the default path is the frames' again. A kind

@@ -163,11 +163,6 @@ void rules_sort(struct prefix_rules *rs)
 		qsort(rs->rule, rs->n, sizeof(*rs->rule), rules_cmp);
 }
 
-struct prefix_rule *rules_find(const struct prefix_rules *rs, const struct prefix_rule *r)
-{
-	return rs->n ? bsearch(r, rs->rule, rs->n, sizeof(*rs->rule), rules_cmp) : NULL;
-}
-
 const struct prefix_rule *rules_first_repeat(const struct prefix_rules *rs)
 {
 	size_t i;

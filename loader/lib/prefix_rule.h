@@ -72,8 +72,6 @@ const char *rule_direction_name(__u32 direction);
 
 /* Orders by family, direction, prefix; then the same key is adjacent. */
 void rules_sort(struct prefix_rules *rs);
-/* The rule with r's family, direction and prefix in a sorted set. */
-struct prefix_rule *rules_find(const struct prefix_rules *rs, const struct prefix_rule *r);
 /* The first rule of a sorted set that shares its key with the next one,
  * or NULL.
  */
