@@ -210,7 +210,6 @@ enum cpusteer_rule_direction {
 #define CPUSTEER_RULES_IPV4_DST 0x2
 #define CPUSTEER_RULES_IPV6_SRC 0x4
 #define CPUSTEER_RULES_IPV6_DST 0x8
-#define CPUSTEER_RULES_KINDS 0xf
 #define CPUSTEER_RULES_COPY_1 0x8000	/* the tries of copy 1 are in force */
 
 /* An LPM trie key: `prefixlen` counts the direction's 8 bits and then

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "names.h"
 #include "options.h"
+#include "rule_maps.h"
 #include "frame_builder.h"
 #include "stats_math.h"
 #include "tunnel_opts.h"
@@ -38,7 +39,14 @@ struct program_case {
 	int tunnel;		/* CPUSTEER_TUNNEL_* around the frame, or NO_TUNNEL */
 	const char *peer;	/* a case to show the ratio to as well, or NULL */
 	bool bucket_stats;	/* --bucket-stats */
+	/* Prefix rules the instance has, one of which the frame matches:
+	 * 0, 1 or RULES_MANY.
+	 */
+	__u32 rules;
 };
+
+/* The trie as a shaper's subscriber table fills it: /24s, one a line. */
+#define RULES_MANY 100000
 
 #define DEFAULT_HASH CPUSTEER_HASH_MULTILINEAR
 #define STEER(name, family, proto) name, family, proto, 0, DEFAULT_HASH, RUN_STEER
@@ -46,40 +54,50 @@ struct program_case {
 #define TUNNELED(name, family, kind) STEER(name, family, IPPROTO_UDP), "all", kind, NULL
 
 static const struct program_case cases[] = {
-	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, DEFAULT_HASH, RUN_FLOOR, NULL, NO_TUNNEL, NULL, false },
-	{ "notouch_redirect", 4, IPPROTO_UDP, 0, DEFAULT_HASH, RUN_NOTOUCH, NULL, NO_TUNNEL, NULL, false },
-	{ STEER("steer_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false },
-	{ STEER("steer_ipv4_tcp", 4, IPPROTO_TCP), NULL, NO_TUNNEL, NULL, false },
-	{ STEER("steer_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false },
-	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, DEFAULT_HASH, RUN_STEER, NULL, NO_TUNNEL, NULL, false },
+	{ "xdp_drop_floor", 4, IPPROTO_UDP, 0, DEFAULT_HASH, RUN_FLOOR, NULL, NO_TUNNEL, NULL, false, 0 },
+	{ "notouch_redirect", 4, IPPROTO_UDP, 0, DEFAULT_HASH, RUN_NOTOUCH, NULL, NO_TUNNEL, NULL, false, 0 },
+	{ STEER("steer_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false, 0 },
+	{ STEER("steer_ipv4_tcp", 4, IPPROTO_TCP), NULL, NO_TUNNEL, NULL, false, 0 },
+	{ STEER("steer_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, NULL, false, 0 },
+	{ "steer_ipv6_2ext_udp", 6, IPPROTO_UDP, 2, DEFAULT_HASH, RUN_STEER, NULL, NO_TUNNEL, NULL, false, 0 },
 	/* The pseudo-random function, for a sender who can time placement:
 	 * what choosing it costs over the default.
 	 */
 	{ "steer_ipv4_udp_siphash13", 4, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_STEER, NULL,
-	  NO_TUNNEL, "steer_ipv4_udp", false },
+	  NO_TUNNEL, "steer_ipv4_udp", false, 0 },
 	{ "steer_ipv6_udp_siphash13", 6, IPPROTO_UDP, 0, CPUSTEER_HASH_SIPHASH13, RUN_STEER, NULL,
-	  NO_TUNNEL, "steer_ipv6_udp", false },
+	  NO_TUNNEL, "steer_ipv6_udp", false, 0 },
 	/* What --inner all costs a frame that is no tunnel: the peer is the
 	 * same frame without it.
 	 */
-	{ STEER("inner_all_ipv4_udp", 4, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv4_udp", false },
-	{ STEER("inner_all_ipv4_tcp", 4, IPPROTO_TCP), "all", NO_TUNNEL, "steer_ipv4_tcp", false },
-	{ STEER("inner_all_ipv6_udp", 6, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv6_udp", false },
+	{ STEER("inner_all_ipv4_udp", 4, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv4_udp", false, 0 },
+	{ STEER("inner_all_ipv4_tcp", 4, IPPROTO_TCP), "all", NO_TUNNEL, "steer_ipv4_tcp", false, 0 },
+	{ STEER("inner_all_ipv6_udp", 6, IPPROTO_UDP), "all", NO_TUNNEL, "steer_ipv6_udp", false, 0 },
 	/* A tunnelled frame steered by its inner IPv4 (IPv6 for sit) UDP flow. */
-	{ TUNNELED("inner_vxlan", 4, CPUSTEER_TUNNEL_VXLAN), false },
-	{ TUNNELED("inner_geneve", 4, CPUSTEER_TUNNEL_GENEVE), false },
-	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE), false },
-	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP), false },
-	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT), false },
-	{ TUNNELED("inner_erspan", 4, CPUSTEER_TUNNEL_ERSPAN), false },
-	{ TUNNELED("inner_gtpu", 4, CPUSTEER_TUNNEL_GTPU), false },
+	{ TUNNELED("inner_vxlan", 4, CPUSTEER_TUNNEL_VXLAN), false, 0 },
+	{ TUNNELED("inner_geneve", 4, CPUSTEER_TUNNEL_GENEVE), false, 0 },
+	{ TUNNELED("inner_gre", 4, CPUSTEER_TUNNEL_GRE), false, 0 },
+	{ TUNNELED("inner_ipip", 4, CPUSTEER_TUNNEL_IPIP), false, 0 },
+	{ TUNNELED("inner_sit", 6, CPUSTEER_TUNNEL_SIT), false, 0 },
+	{ TUNNELED("inner_erspan", 4, CPUSTEER_TUNNEL_ERSPAN), false, 0 },
+	{ TUNNELED("inner_gtpu", 4, CPUSTEER_TUNNEL_GTPU), false, 0 },
 	/* GTP-U by tunnel: the G-PDU's first 8 octets, not its datagram. */
-	{ STEER("gtpu_by_teid", 4, IPPROTO_UDP), "gtpu-teid", CPUSTEER_TUNNEL_GTPU_TEID, NULL, false },
+	{ STEER("gtpu_by_teid", 4, IPPROTO_UDP), "gtpu-teid", CPUSTEER_TUNNEL_GTPU_TEID, NULL, false, 0 },
 	/* What --bucket-stats adds to a packet: the peer is the same frame
 	 * without it.
 	 */
-	{ STEER("bucket_stats_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv4_udp", true },
-	{ STEER("bucket_stats_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv6_udp", true },
+	{ STEER("bucket_stats_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv4_udp", true, 0 },
+	{ STEER("bucket_stats_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv6_udp", true, 0 },
+	/* Prefix rules: a frame that matches the one rule of an instance, or
+	 * one of 100000; an IPv6 frame where only IPv4 rules are, which takes
+	 * the path of a configuration with rules and finds none. The peer is
+	 * the same frame without rules.
+	 */
+	{ STEER("rule_1_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv4_udp", false, 1 },
+	{ STEER("rules_100k_ipv4_udp", 4, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv4_udp", false,
+	  RULES_MANY },
+	{ STEER("rules_100k_ipv6_udp", 6, IPPROTO_UDP), NULL, NO_TUNNEL, "steer_ipv6_udp", false,
+	  RULES_MANY },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -134,6 +152,10 @@ static int time_case(struct bench_setup *b, const struct program_case *c, double
 		fd = instance_prog_fd(&b->steer, c->prog == RUN_NOTOUCH);
 	b->opts.cfg.hash_fn = c->hash_fn;
 	b->opts.cfg.bucket_stats = c->bucket_stats;
+	/* Copy 1 holds the one rule, copy 0 the many (setup). */
+	b->opts.cfg.rules = !c->rules ? 0
+			    : c->rules == 1 ? CPUSTEER_RULES_IPV4_DST | CPUSTEER_RULES_COPY_1
+			    : CPUSTEER_RULES_IPV4_DST;
 	if (inner_parse(c->inner ? c->inner : "none", &b->opts.cfg) ||
 	    instance_write_config(&b->steer, &b->opts.cfg))
 		return -EIO;
@@ -214,6 +236,7 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 		json_string(&j, "tunnel",
 			    cases[c].tunnel == NO_TUNNEL ? "none" : tunnel_name(cases[c].tunnel));
 		json_bool(&j, "bucket_stats", cases[c].bucket_stats);
+		json_uint(&j, "rules", cases[c].rules);
 		if (cases[c].peer) {
 			json_string(&j, "peer", cases[c].peer);
 			json_double(&j, "ratio_to_peer", med[c] / median_of(cases[c].peer, med));
@@ -222,6 +245,40 @@ static void report(const struct bench_setup *b, const double med[NCASES], bool a
 	}
 	json_array_close(&j);
 	json_object_close(&j);
+}
+
+/* The rules of the cases: in copy 1 the rule for the frames' destination
+ * (10.0.0.2), to the first CPU; in copy 0 the same and RULES_MANY - 1
+ * other /24s spread over the whole address space (i times an odd number,
+ * modulo 2^24: no two alike), so that the trie is as deep above the
+ * frame's rule as a real table makes it: /24s in a row from one address
+ * up share all but the last levels, and made the lookup look 3 times
+ * cheaper.
+ */
+static int fill_rules(struct bench_setup *b)
+{
+	struct prefix_rule r = { .family = 4, .direction = CPUSTEER_RULE_DST, .prefixlen = 24,
+				 .addr = { 10, 0, 0, 0 }, .ncpus = 1,
+				 .cpu = { b->opts.cpus.cpu[0] } };
+	struct prefix_rules rs = { 0 };
+	__u32 i, a;
+	int err = rules_append(&rs, &r);
+
+	if (!err)
+		err = rule_maps_fill(&b->steer, 1, &rs);
+	for (i = 1; !err && rs.n < RULES_MANY; i++) {
+		a = i * 0x9e3779u & 0xffffff;
+		if (a == 0x0a0000)
+			continue;	/* 10.0.0.0/24, the frame's own */
+		r.addr[0] = a >> 16;
+		r.addr[1] = a >> 8;
+		r.addr[2] = a;
+		err = rules_append(&rs, &r);
+	}
+	if (!err)
+		err = rule_maps_fill(&b->steer, 0, &rs);
+	rules_free(&rs);
+	return err;
 }
 
 static int setup(struct bench_setup *b)
@@ -238,6 +295,8 @@ static int setup(struct bench_setup *b)
 		return -errno;
 	}
 	err = instance_open(&b->steer, false, false, b->opts.cfg.nbuckets);
+	if (!err)
+		err = fill_rules(b);
 	if (err)
 		return err;
 	return instance_configure(&b->steer, &b->opts.cpus, &b->opts.cfg, &cm);
