@@ -264,8 +264,9 @@ load_ok() {	# WHAT ARGS...
 		return 1
 	fi
 	[ -n "$(attached_id)" ] || t_fail "$w: load $* worked, but no program is attached"
-	# Nine maps, three second stages and the steering program.
-	t_eq "$w: pins after a load" 13 "$(pin_count)"
+	# Fourteen maps (four of them the prefix rules' tries), three second
+	# stages and the steering program.
+	t_eq "$w: pins after a load" 18 "$(pin_count)"
 }
 
 # The clean unload after a fresh load: nothing of this run left.
