@@ -267,7 +267,8 @@ static void json_row(struct json *j, __u64 index, __u32 len, const struct classi
 	json_object_close(j);
 }
 
-static void print_header(const struct steer_opts *o, bool as_json, struct json *j)
+static void print_header(const struct steer_opts *o, size_t nrules, bool as_json,
+			 struct json *j)
 {
 	char key[40], cpus[256], inner[160];
 	__u32 i;
@@ -282,6 +283,7 @@ static void print_header(const struct steer_opts *o, bool as_json, struct json *
 		json_uint(j, "buckets", o->cfg.nbuckets);
 		json_bool(j, "symmetric", o->cfg.symmetric);
 		json_string(j, "inner", inner);
+		json_uint(j, "rules", nrules);
 		json_array_open(j, "cpus");
 		for (i = 0; i < o->cpus.n; i++) {
 			json_object_open(j, NULL);
@@ -293,9 +295,9 @@ static void print_header(const struct steer_opts *o, bool as_json, struct json *
 		json_array_open(j, "packets");
 		return;
 	}
-	printf("key %s  hash %s  buckets %u  cpus %s%s  inner %s\n", key,
+	printf("key %s  hash %s  buckets %u  cpus %s%s  inner %s  rules %zu\n", key,
 	       hash_fn_name(o->cfg.hash_fn), o->cfg.nbuckets, cpus,
-	       o->cfg.symmetric ? "  symmetric" : "", inner);
+	       o->cfg.symmetric ? "  symmetric" : "", inner, nrules);
 	printf("%-6s %5s  %-8s %4s %6s  %s\n", "#", "len", "verdict", "cpu", "bucket", "flow");
 }
 
@@ -320,7 +322,7 @@ static int classify_capture(struct capture *cap, const struct steer_opts *o,
 		goto out;
 
 	json_init(&j, stdout);
-	print_header(o, as_json, &j);
+	print_header(o, rules->n, as_json, &j);
 	while ((rc = capture_next(cap, &frame, &len)) == 1) {
 		struct classify_result r;
 
