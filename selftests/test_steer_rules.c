@@ -224,12 +224,107 @@ static void steering_program_counts_rule_hits(void)
 	fixture_stop(&e);
 }
 
+/* The rule a flow should meet, read from the spec by linear search: of
+ * the rules whose prefix holds the address of their direction, the
+ * longest, a dst rule before a src rule of its length. NULL: none.
+ */
+static const struct prefix_rule *reference_rule(const struct prefix_rules *rs,
+						const __u8 src[4], const __u8 dst[4])
+{
+	const struct prefix_rule *best = NULL, *r;
+	__u32 a, p, mask;
+	size_t i;
+
+	for (i = 0; i < rs->n; i++) {
+		r = &rs->rule[i];
+		memcpy(&a, r->direction == CPUSTEER_RULE_SRC ? src : dst, 4);
+		memcpy(&p, r->addr, 4);
+		mask = r->prefixlen ? htonl(~0u << (32 - r->prefixlen)) : 0;
+		if ((a & mask) != p)
+			continue;
+		if (!best || r->prefixlen > best->prefixlen ||
+		    (r->prefixlen == best->prefixlen && r->direction == CPUSTEER_RULE_DST))
+			best = r;
+	}
+	return best;
+}
+
+/* Random rules in a small corner of the address space, so that flows
+ * meet many of them at once, against the reference above.
+ */
+static void random_rules_match_the_spec(void)
+{
+	struct prefix_rules rs = { 0 };
+	const struct prefix_rule *want;
+	struct prefix_rule r = { .family = 4, .ncpus = 1 };
+	struct fixture_result got;
+	struct pkt_spec s;
+	struct fixture e;
+	__u32 seed = 12345, i, a, checked = 0, matched = 0;
+	char what[96];
+
+#define NEXT() (seed = seed * 1103515245u + 12345u, seed >> 8)
+	for (i = 0; i < 300; i++) {
+		r.direction = NEXT() & 1 ? CPUSTEER_RULE_SRC : CPUSTEER_RULE_DST;
+		r.prefixlen = 22 + NEXT() % 11;	/* /22 to /32 within 10.0.0.0/16 */
+		a = 0x0a000000 | (NEXT() & 0xffff);
+		a &= ~0u << (32 - r.prefixlen);
+		a = htonl(a);
+		memcpy(r.addr, &a, 4);
+		r.cpu[0] = NEXT() & 1;
+		rules_append(&rs, &r);
+	}
+	/* One rule per key, the last written wins, as in the trie. */
+	for (i = 0; i < rs.n; i++) {
+		size_t k;
+
+		for (k = i + 1; k < rs.n; k++)
+			if (rs.rule[k].direction == rs.rule[i].direction &&
+			    rs.rule[k].prefixlen == rs.rule[i].prefixlen &&
+			    !memcmp(rs.rule[k].addr, rs.rule[i].addr, 4))
+				rs.rule[i].ncpus = 0;	/* shadowed */
+	}
+	for (i = 0, a = 0; i < rs.n; i++)
+		if (rs.rule[i].ncpus)
+			rs.rule[a++] = rs.rule[i];
+	rs.n = a;
+	fixture_init(&e);
+	FIXTURE_START(&e);
+	ASSERT_EQ(rule_maps_fill(&e.in, 0, &rs), 0, "rules written");
+	e.o.cfg.rules = rules_kinds(&rs);
+	ASSERT_EQ(instance_write_config(&e.in, &e.o.cfg), 0, "configuration written");
+	for (i = 0; i < 2000 && !tu_failures; i++) {
+		pkt_spec_init(&s, 4, IPPROTO_UDP);
+		a = htonl(0x0a000000 | (NEXT() & 0xffff));
+		memcpy(s.saddr, &a, 4);
+		a = htonl(0x0a000000 | (NEXT() & 0xffff));
+		memcpy(s.daddr, &a, 4);
+		s.sport = NEXT();
+		got = fixture_run_spec(&e, &s);
+		want = reference_rule(&rs, s.saddr, s.daddr);
+		snprintf(what, sizeof(what), "flow %u", i);
+		if (!want) {
+			ASSERT_EQ(got.d.rule, CPUSTEER_RULE_NONE, what);
+		} else {
+			expect_rule(&got, want->cpu[0], want->direction, want->prefixlen, what);
+			matched++;
+		}
+		checked++;
+	}
+#undef NEXT
+	printf("#   %zu rules, %u flows, %u of them matched a rule\n", rs.n, checked, matched);
+	ASSERT_TRUE(matched > checked / 4 && matched < checked, "flows both meet rules and miss them");
+	rules_free(&rs);
+	fixture_stop(&e);
+}
+
 static const struct tu_test tests[] = {
 	TU_TEST(rule_sends_matching_flows_to_its_cpu),
 	TU_TEST(longest_prefix_wins_and_a_tie_goes_to_dst),
 	TU_TEST(rule_cpu_set_is_picked_by_hash),
 	TU_TEST(configuration_names_copy_and_kinds),
 	TU_TEST(steering_program_counts_rule_hits),
+	TU_TEST(random_rules_match_the_spec),
 };
 
 int main(void)
