@@ -248,15 +248,17 @@ static __always_inline int redirect_to(const struct packet *pk, __u32 hash, __u3
 {
 	__u64 *redirected = (__u64 *)(pk->cnt + 1), *slot;
 
-	if (cpu >= nr_cpus)
-		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_BAD_BUCKET);
-	/* The slot's address is formed from the bounded `cpu`, after the
-	 * check (a compiler may not hoist it above), and before the call,
-	 * which `cpu` survives in a register or spilled: clang 14 spilled it
-	 * before the check, and 6.1's verifier carries no bound to a spilled
-	 * copy ("R2 unbounded memory access").
+	/* The check comes after a barrier, so that the value it bounds is
+	 * the one the slot's address is formed from, right after it, and
+	 * before the call, which `cpu` survives in a register or spilled.
+	 * Checked before the barrier, the value was spilled unchecked
+	 * (clang 14 in steer_flow, clang 19 where a rule's CPU meets a
+	 * bucket's in one tail), and 6.1's verifier carries no bound to a
+	 * spilled copy ("R2 unbounded memory access").
 	 */
 	barrier_var(cpu);
+	if (cpu >= nr_cpus)
+		return fail_with(pk, hash, bucket, cpu, CPUSTEER_ERR_BAD_BUCKET);
 	slot = &redirected[cpu];
 	barrier_var(slot);
 	if (bpf_redirect_map(&cpu_map, cpu, XDP_ABORTED) != XDP_REDIRECT)
