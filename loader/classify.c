@@ -388,7 +388,8 @@ static int read_rules(struct classify_opts *o)
 {
 	if (!o->rules_path)
 		return 0;
-	if (rules_read_for_cpus(o->rules_path, &o->steer.cpus, &o->rules))
+	if (rules_read_file(o->rules_path, &o->rules) ||
+	    rules_check_cpus(&o->rules, &o->steer.cpus))
 		return -EINVAL;
 	o->steer.cfg.rules = rules_kinds(&o->rules);
 	return 0;

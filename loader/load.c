@@ -138,28 +138,26 @@ static int check_nic_hash(struct load_opts *lo, const struct instance_dir *d, in
 	return err;
 }
 
-/* --rules: read, and checked against the instance it is to steer for. */
+/* --rules, read with the options, checked against the instance it is to
+ * steer for.
+ */
 static int read_rules(struct load_opts *lo)
 {
-	const char *but = lo->notouch ? "--no-touch, whose floor reads no address"
-			  : lo->steer.cfg.hash_fn == CPUSTEER_HASH_NIC
-			  ? "--hash nic, which reads no address of a frame the NIC hashed" : NULL;
+	const char *unread = rules_unread_by(lo->notouch, lo->steer.cfg.hash_fn);
 	int err = 0;
 
 	if (!lo->rules_path)
 		return 0;
-	load_opts_blame(lo, "rules", NULL);
-	if (but) {
-		log_err("--rules cannot go with %s", but);
-		err = -EINVAL;
+	if (unread) {
+		load_opts_blame(lo, "rules", NULL);
+		log_err("--rules cannot go with %s", unread);
+		log_set_where(NULL);
+		return -EINVAL;
 	}
-	log_set_where(NULL);
+	err = rules_check_cpus(&lo->rules, &lo->steer.cpus);
 	if (!err)
-		err = rules_read_for_cpus(lo->rules_path, &lo->steer.cpus, &lo->rules);
-	if (err)
-		return err;
-	lo->steer.cfg.rules = rules_kinds(&lo->rules);
-	return 0;
+		lo->steer.cfg.rules = rules_kinds(&lo->rules);
+	return err;
 }
 
 static int load(struct load_opts *lo)

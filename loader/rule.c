@@ -86,6 +86,7 @@ static void list_json(const struct instance_dir *d, const struct prefix_rules *r
  */
 static int check_instance(const struct instance_dir *d, const struct cpusteer_instance_state *st)
 {
+	const char *unread;
 	char why[400];
 
 	if (st->phase != CPUSTEER_PHASE_READY && st->phase != CPUSTEER_PHASE_BALANCING) {
@@ -93,14 +94,9 @@ static int check_instance(const struct instance_dir *d, const struct cpusteer_in
 		log_err("cannot change the rules of %s: %s", d->shown, why);
 		return -EBUSY;
 	}
-	if (st->notouch) {
-		log_err("cannot change the rules of %s: it runs the no-touch floor (--no-touch), which reads no address",
-			d->shown);
-		return -EINVAL;
-	}
-	if (st->cfg.hash_fn == CPUSTEER_HASH_NIC) {
-		log_err("cannot change the rules of %s: with --hash nic the program reads no address of a frame the NIC hashed",
-			d->shown);
+	unread = rules_unread_by(st->notouch, st->cfg.hash_fn);
+	if (unread) {
+		log_err("cannot change the rules of %s: it runs %s", d->shown, unread);
 		return -EINVAL;
 	}
 	return 0;

@@ -213,8 +213,11 @@ static void warn_target_gone(const struct instance_dir *d, struct steer_instance
  * or else those in force.
  */
 static int check_rule_cpus(struct load_opts *lo, const struct instance_dir *d,
-			   struct steer_instance *in, const struct cpuset *cpus)
+			   struct steer_instance *in, const struct cpusteer_instance_state *st,
+			   const struct cpuset *cpus)
 {
+	const char *unread = rules_unread_by(st->notouch, st->cfg.hash_fn);
+
 	struct prefix_rules in_force = { 0 };
 	const struct prefix_rules *rs = &lo->rules;
 	char shown[RULE_LINE_MAX], prefix[RULE_LINE_MAX];
@@ -222,6 +225,12 @@ static int check_rule_cpus(struct load_opts *lo, const struct instance_dir *d,
 	int err = 0;
 	__u32 cpu;
 
+	if (lo->rules_path && unread) {
+		load_opts_blame(lo, "rules", NULL);
+		log_err("cannot set %s: rules cannot go with %s", d->shown, unread);
+		log_set_where(NULL);
+		return -EINVAL;
+	}
 	if (!lo->rules_path) {
 		err = rule_change_read(in, &in_force);
 		rs = &in_force;
@@ -278,7 +287,7 @@ static int set_locked(struct load_opts *lo, struct instance_dir *d, struct steer
 	if (!err)
 		err = check_counted(lo, d, in);
 	if (!err)
-		err = check_rule_cpus(lo, d, in, &lo->steer.cpus);
+		err = check_rule_cpus(lo, d, in, &st, &lo->steer.cpus);
 	if (err)
 		goto out;
 	next.cpus = lo->steer.cpus;
@@ -305,12 +314,6 @@ static int set(struct load_opts *lo)
 	struct instance_dir d;
 	int err;
 
-	/* Read before anything is opened: a bad file changes nothing. */
-	if (lo->rules_path) {
-		err = rules_read_file(lo->rules_path, &lo->rules);
-		if (err)
-			return err;
-	}
 	err = elsewhere_open_here(&d, lo->ifname, DIR_LOCK_EX, "set");
 	if (!err)
 		err = instance_open_pinned(&in, d.fd, d.shown);

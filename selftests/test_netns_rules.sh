@@ -231,6 +231,27 @@ rule_refused "--del of a rule that is not there" 1 "cpusteer: cannot remove rule
 rule_refused "--del of the src rule of a dst rule's prefix" 1 "cpusteer: *src 10.1.0.0/16*no such rule*" \
 	cs rule "$VB" --del "src 10.1.0.0/16"
 t_eq "rules after the refusals" "$START_LISTED" "$(rules)"
+# load --rules refused leaves no instance behind, on a second device of
+# B: bad input (a bad file, exit 2) or what the load refuses (exit 1).
+ip -n "$NSB" link add rl0 type veth peer name rl1 && ip -n "$NSB" link set rl0 up &&
+	ip -n "$NSB" link set rl1 up || t_fail "cannot make a second device in B"
+load_refused() {	# WHAT RC PATTERN ARGS...
+	local what=$1 rc=$2 pattern=$3 got
+
+	shift 3
+	cs load rl0 --cpus 0-1 "$@" >"$T/out" 2>"$T/err"
+	got=$?
+	t_eq "load, $what: exit status" "$rc" "$got"
+	t_eq "load, $what: lines on stderr" 1 "$(wc -l <"$T/err")"
+	# shellcheck disable=SC2053 # a glob on purpose
+	[[ $(cat "$T/err") == $pattern ]] || t_fail "load, $what: stderr does not say '$pattern': $(cat "$T/err")"
+	t_eq "load, $what: XDP program on rl0" "" "$(xdp_prog_id rl0)"
+	[ -e "$(dirname "$PINS")/rl0" ] && t_fail "load, $what: pins of rl0 left behind"
+}
+load_refused "a rule given twice" 2 "cpusteer: $T/dup:4: rule dst 10.1.0.0/16 is given again*" 	--rules "$T/dup"
+load_refused "a CPU not among --cpus" 1 "cpusteer: rule src 10.8.0.0/16 0,3 names CPU 3, which is not among --cpus 0-1" 	--rules "$T/cpu3"
+load_refused "rules with the no-touch floor" 1 "cpusteer: --rules cannot go with the no-touch floor*" 	--rules "$T/start" --no-touch
+ip -n "$NSB" link del rl0
 t_end
 
 # What set must leave alone when it is refused: the rules, the CPUs, the

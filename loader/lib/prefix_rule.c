@@ -298,14 +298,21 @@ int rules_read_file(const char *path, struct prefix_rules *rs)
 	return err;
 }
 
-int rules_read_for_cpus(const char *path, const struct cpuset *cpus, struct prefix_rules *rs)
+const char *rules_unread_by(bool notouch, __u32 hash_fn)
+{
+	if (notouch)
+		return "the no-touch floor (--no-touch), which reads no address";
+	if (hash_fn == CPUSTEER_HASH_NIC)
+		return "--hash nic, which reads no address of a frame the NIC hashed";
+	return NULL;
+}
+
+int rules_check_cpus(const struct prefix_rules *rs, const struct cpuset *cpus)
 {
 	char shown[RULE_LINE_MAX], list[256];
 	const struct prefix_rule *r;
 	__u32 cpu;
 
-	if (rules_read_file(path, rs))
-		return -EINVAL;
 	r = rules_outside(rs, cpus, &cpu);
 	if (!r)
 		return 0;

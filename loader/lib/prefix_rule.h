@@ -59,10 +59,15 @@ int rules_parse_text(char *text, size_t len, const char *shown, struct prefix_ru
  */
 int rules_read_file(const char *path, struct prefix_rules *rs);
 
-/* rules_read_file, for an instance of `cpus`: a rule that names another
- * CPU is one line on stderr and -EINVAL.
+/* Why a program would never read the rules: the floor, or the NIC's
+ * hash; NULL when it reads them.
  */
-int rules_read_for_cpus(const char *path, const struct cpuset *cpus, struct prefix_rules *rs);
+const char *rules_unread_by(bool notouch, __u32 hash_fn);
+
+/* Whether every CPU of the rules is one of `cpus`: if not, one line on
+ * stderr naming the rule, and -EINVAL.
+ */
+int rules_check_cpus(const struct prefix_rules *rs, const struct cpuset *cpus);
 
 /* "dst 192.0.2.0/24 3"; "dst 192.0.2.0/24" with `with_cpus` false. */
 void rule_format(const struct prefix_rule *r, bool with_cpus, char *buf, size_t len);

@@ -229,6 +229,12 @@ int load_opts_parse(struct load_opts *lo, const struct cli_command *cmd, int arg
 	lo->bucket_stats = cli_switch_on(lo->bucket_stats_given, false);
 	if (ifname_check(lo->ifname) || steer_opts_check_usage(&lo->steer))
 		return -EINVAL;
+	/* Read with the options, as a key file is: a bad file is bad input,
+	 * refused before anything is opened. Its CPUs are the command's to
+	 * check, against the instance's.
+	 */
+	if (lo->rules_path && rules_read_file(lo->rules_path, &lo->rules))
+		return -EINVAL;
 	return 0;
 }
 

@@ -44,8 +44,8 @@ struct load_opts {
 	bool notouch;
 	bool bucket_stats;		/* load only: the counters are sized then */
 	const char *config_path;	/* --config */
-	const char *rules_path;		/* --rules, read by the command */
-	struct prefix_rules rules;	/* what it holds, once read */
+	const char *rules_path;		/* --rules */
+	struct prefix_rules rules;	/* what it holds, read with the options */
 	const char *ifname;
 	__u64 change_given, load_only_given;
 };
