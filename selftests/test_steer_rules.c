@@ -318,6 +318,36 @@ static void random_rules_match_the_spec(void)
 	fixture_stop(&e);
 }
 
+/* A rule's text is taken whole or not at all, and its CPUs in order. */
+static void rule_text_is_strict(void)
+{
+	static const char *const bad[] = {
+		"dst 10.0.0.0/8 1 2",		/* a word more: not ignored */
+		"dst 10.0.0.0/8 1 # queue 1",	/* no comment after a rule */
+		"dst 10.0.0.1/8 1",		/* host bits */
+		"dst 10.0.0.0/8",		/* no CPUs */
+		"both 10.0.0.0/8 1",
+		"dst 10.0.0.0/33 1",
+		"dst 10.0.0.0/-1 1",
+		"dst ::/129 1",
+		"dst 10.0.0.0/8 0-16",		/* 17 CPUs */
+		NULL,
+	};
+	struct prefix_rule r;
+	char why[256];
+	const char *const *t;
+
+	for (t = bad; *t; t++)
+		ASSERT_NE(rule_parse(*t, true, &r, why, sizeof(why)), 0, *t);
+	ASSERT_EQ(rule_parse("dst 10.0.0.0/8 7,3,5", true, &r, why, sizeof(why)), 0, "7,3,5");
+	ASSERT_TRUE(r.ncpus == 3 && r.cpu[0] == 3 && r.cpu[1] == 5 && r.cpu[2] == 7,
+		    "a rule's CPUs sorted: 3,5,7");
+	ASSERT_EQ(rule_parse("src ::/0 0-15", true, &r, why, sizeof(why)), 0, "16 CPUs, ::/0");
+	ASSERT_EQ(rule_parse("dst 10.0.0.0/8", false, &r, why, sizeof(why)), 0, "a key alone");
+	ASSERT_NE(rule_parse("dst 10.0.0.0/8 1", false, &r, why, sizeof(why)), 0,
+		  "a key with CPUs where a key alone is asked for");
+}
+
 static const struct tu_test tests[] = {
 	TU_TEST(rule_sends_matching_flows_to_its_cpu),
 	TU_TEST(longest_prefix_wins_and_a_tie_goes_to_dst),
@@ -325,6 +355,7 @@ static const struct tu_test tests[] = {
 	TU_TEST(configuration_names_copy_and_kinds),
 	TU_TEST(steering_program_counts_rule_hits),
 	TU_TEST(random_rules_match_the_spec),
+	TU_TEST(rule_text_is_strict),
 };
 
 int main(void)

@@ -91,6 +91,13 @@ static int parse_prefix(const char *text, struct prefix_rule *r, char *why, size
 	return 0;
 }
 
+static int cpu_cmp(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The CPU list is checked by cpuset_parse, which says on stderr what is
  * wrong with it: `why` is then empty.
  */
@@ -111,12 +118,14 @@ static int parse_cpus(const char *text, struct prefix_rule *r, char *why, size_t
 	r->ncpus = set.n;
 	for (i = 0; i < set.n; i++)
 		r->cpu[i] = set.cpu[i];
+	/* In ascending order, as the spec picks among them: "7,3" is "3,7". */
+	qsort(r->cpu, r->ncpus, sizeof(r->cpu[0]), cpu_cmp);
 	return 0;
 }
 
 int rule_parse(const char *text, bool with_cpus, struct prefix_rule *r, char *why, size_t len)
 {
-	char copy[RULE_LINE_MAX], *word[4], *save = NULL;
+	char copy[RULE_LINE_MAX], *word[3], *w, *save = NULL;
 	int n = 0, want = with_cpus ? 3 : 2;
 
 	memset(r, 0, sizeof(*r));
@@ -125,8 +134,10 @@ int rule_parse(const char *text, bool with_cpus, struct prefix_rule *r, char *wh
 		return -EINVAL;
 	}
 	strcpy(copy, text);
-	for (word[n] = strtok_r(copy, " \t", &save); word[n] && n < 3;)
-		word[++n] = strtok_r(NULL, " \t", &save);
+	/* Every word counted: a word more is a bad rule, not one ignored. */
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		if (n++ < 3)
+			word[n - 1] = w;
 	if (n != want) {
 		snprintf(why, len, "expected %s", with_cpus ? "src|dst PREFIX CPUS" : "src|dst PREFIX");
 		return -EINVAL;
@@ -218,6 +229,24 @@ static int check_repeats(const struct prefix_rules *rs, const unsigned int *line
 	return dup ? -EINVAL : 0;
 }
 
+/* Each family's trie takes CPUSTEER_MAX_RULES; past it the kernel would
+ * refuse the fill halfway.
+ */
+static int check_count(const struct prefix_rules *rs, const char *shown)
+{
+	size_t n[2] = { 0, 0 }, i;
+
+	for (i = 0; i < rs->n; i++)
+		n[rs->rule[i].family == 6]++;
+	for (i = 0; i < 2; i++)
+		if (n[i] > CPUSTEER_MAX_RULES) {
+			log_err("%s: %zu IPv%d rules, more than the %d of one address family",
+				shown, n[i], i ? 6 : 4, CPUSTEER_MAX_RULES);
+			return -E2BIG;
+		}
+	return 0;
+}
+
 static char *trim(char *s)
 {
 	char *end;
@@ -267,6 +296,8 @@ int rules_parse_text(char *text, size_t len, const char *shown, struct prefix_ru
 	}
 	if (!err)
 		err = check_repeats(rs, lines, shown);
+	if (!err)
+		err = check_count(rs, shown);
 	if (err == -ENOMEM)
 		log_err("%s: out of memory at line %u", shown, line);
 	free(lines);
