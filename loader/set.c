@@ -208,22 +208,21 @@ static void warn_target_gone(const struct instance_dir *d, struct steer_instance
 		d->shown, cm->redirect_ifindex, d->shown);
 }
 
-/* Every CPU a rule names stays one of the instance's: the rules of a
- * --config file's `rules`, which replace the instance's after the set,
- * or else those in force.
+/* Every CPU a rule names stays one of the instance's, at every step: the
+ * rules the record puts in force (after a killed rule change, the ones
+ * it was making) until the set is done, and then a --config file's
+ * `rules`, which replace them after it.
  */
 static int check_rule_cpus(struct load_opts *lo, const struct instance_dir *d,
 			   struct steer_instance *in, const struct cpusteer_instance_state *st,
 			   const struct cpuset *cpus)
 {
 	const char *unread = rules_unread_by(st->notouch, st->cfg.hash_fn);
-
-	struct prefix_rules in_force = { 0 };
-	const struct prefix_rules *rs = &lo->rules;
 	char shown[RULE_LINE_MAX], prefix[RULE_LINE_MAX];
+	struct prefix_rules in_force = { 0 };
 	const struct prefix_rule *r;
-	int err = 0;
 	__u32 cpu;
+	int err;
 
 	if (lo->rules_path && unread) {
 		load_opts_blame(lo, "rules", NULL);
@@ -231,21 +230,23 @@ static int check_rule_cpus(struct load_opts *lo, const struct instance_dir *d,
 		log_set_where(NULL);
 		return -EINVAL;
 	}
-	if (!lo->rules_path) {
-		err = rule_change_read(in, &in_force);
-		rs = &in_force;
-	}
-	r = err ? NULL : rules_outside(rs, cpus, &cpu);
+	err = rule_change_read_of(in, st->cfg.rules, &in_force);
+	r = err ? NULL : rules_outside(&in_force, cpus, &cpu);
 	if (r) {
 		rule_format(r, true, shown, sizeof(shown));
 		rule_format(r, false, prefix, sizeof(prefix));
-		load_opts_blame(lo, "cpus", lo->rules_path ? "rules" : NULL);
-		if (lo->rules_path)
-			log_err("cannot set %s: rule %s names CPU %u, which --cpus leaves out",
-				d->shown, shown, cpu);
-		else
-			log_err("cannot set %s: CPU %u is named by rule %s; change the rule first (cpusteer rule %s --add or --del '%s')",
-				d->shown, cpu, shown, d->shown, prefix);
+		load_opts_blame(lo, "cpus", NULL);
+		log_err("cannot set %s: CPU %u is named by rule %s; change the rule first (cpusteer rule %s --add, --del '%s' or --replace)",
+			d->shown, cpu, shown, d->shown, prefix);
+		log_set_where(NULL);
+		err = -EINVAL;
+	}
+	r = err || !lo->rules_path ? NULL : rules_outside(&lo->rules, cpus, &cpu);
+	if (r) {
+		rule_format(r, true, shown, sizeof(shown));
+		load_opts_blame(lo, "rules", NULL);
+		log_err("cannot set %s: rule %s names CPU %u, which --cpus leaves out",
+			d->shown, shown, cpu);
 		log_set_where(NULL);
 		err = -EINVAL;
 	}

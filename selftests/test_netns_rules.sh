@@ -298,6 +298,21 @@ rule_refused "--add naming CPU 1 after set --cpus 0" 1 "cpusteer: *names CPU 1, 
 out=$(cs set "$VB" --cpus 0-1 2>&1) || t_fail "set --cpus 0-1 failed: $out"
 t_says "--add naming CPU 1 after set --cpus 0-1" "cpusteer: $VB: rule dst 10.1.0.0/16 1 added" \
 	cs rule "$VB" --add "dst 10.1.0.0/16 1"
+# A reload (set --config) that takes CPU 1 away is refused while a rule
+# in force names it, even when the file's own rules do not: those come
+# after the set, and no frame may meet a rule whose CPU has no cpumap
+# entry meanwhile. One that keeps the CPUs replaces the rules.
+printf 'dst 10.3.0.0/16 0\n' >"$T/reload.rules"
+printf 'cpus = 0\nrules = %s\n' "$T/reload.rules" >"$T/reload0.conf"
+printf 'cpus = 0-1\nrules = %s\n' "$T/reload.rules" >"$T/reload01.conf"
+chmod 644 "$T/reload.rules" "$T/reload0.conf" "$T/reload01.conf"
+before=$(instance_state)
+rule_refused "a reload that takes away a CPU a rule in force names" 1 \
+	"cpusteer: $T/reload0.conf:1: cannot set $VB: CPU 1 is named by rule dst 10.1.0.0/16 1;*" \
+	cs set "$VB" --config "$T/reload0.conf"
+t_eq "everything after the refused reload" "$before" "$(instance_state)"
+out=$(cs set "$VB" --config "$T/reload01.conf" 2>&1) || t_fail "a reload keeping the CPUs failed: $out"
+t_eq "rules after the reload" "dst 10.3.0.0/16 0" "$(rules)"
 t_eq "XDP program on vethB (never detached)" "$prog" "$(xdp_prog_id "$VB")"
 t_end
 

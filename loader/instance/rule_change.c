@@ -28,16 +28,21 @@ static __u16 kind_of(const struct prefix_rule *r)
 	return rules_kinds(&one);
 }
 
+int rule_change_read_of(struct steer_instance *in, __u16 rules, struct prefix_rules *rs)
+{
+	int err = rules ? rule_maps_read(in, rules_copy_in_force(rules), rs) : 0;
+
+	if (!err)
+		rules_sort(rs);
+	return err;
+}
+
 int rule_change_read(struct steer_instance *in, struct prefix_rules *rs)
 {
 	__u16 rules;
 	int err = live_rules(in, &rules);
 
-	if (!err && rules)
-		err = rule_maps_read(in, rules_copy_in_force(rules), rs);
-	if (!err)
-		rules_sort(rs);
-	return err;
+	return err ? err : rule_change_read_of(in, rules, rs);
 }
 
 int rule_change_replace(const struct instance_dir *d, struct steer_instance *in,
@@ -58,7 +63,11 @@ int rule_change_replace(const struct instance_dir *d, struct steer_instance *in,
 	 * the next change, which empties a copy before it fills it.
 	 */
 	if (err) {
-		rule_maps_clear(in, target);
+		/* Unless the configuration moved to it after all (a failure
+		 * after the flip): then it is the rules in force.
+		 */
+		if (!live_rules(in, &rules) && (!rules || rules_copy_in_force(rules) != target))
+			rule_maps_clear(in, target);
 		return err;
 	}
 	return rule_maps_clear(in, !target);
@@ -87,12 +96,15 @@ int rule_change_put(const struct instance_dir *d, struct steer_instance *in,
 	return err ? err : rule_maps_put(in, copy, r);
 }
 
+/* Whether neither trie of the copy holds a rule; a trie that cannot be
+ * read is taken to hold some, so that its kinds stay looked up.
+ */
 static bool copy_empty(struct steer_instance *in, int copy)
 {
 	struct cpusteer_rule_key_ipv6 k;
 
-	return bpf_map_get_next_key(in->maps.rules_ipv4[copy], NULL, &k) &&
-	       bpf_map_get_next_key(in->maps.rules_ipv6[copy], NULL, &k);
+	return bpf_map_get_next_key(in->maps.rules_ipv4[copy], NULL, &k) && errno == ENOENT &&
+	       bpf_map_get_next_key(in->maps.rules_ipv6[copy], NULL, &k) && errno == ENOENT;
 }
 
 int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
@@ -108,6 +120,8 @@ int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
 	/* An LPM trie deletes the entry of exactly the key's length. */
 	copy = rules_copy_in_force(rules);
 	err = rule_maps_delete(in, copy, r);
+	if (err && err != -ENOENT)
+		log_err("cannot remove a rule: %s", strerror(-err));
 	if (err)
 		return err;
 	/* The last rule gone, the default path is the frames' again. A kind

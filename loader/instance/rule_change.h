@@ -27,10 +27,16 @@ int rule_change_replace(const struct instance_dir *d, struct steer_instance *in,
  */
 int rule_change_put(const struct instance_dir *d, struct steer_instance *in,
 		    const struct prefix_rule *r, struct prefix_rule *was, bool *replaced);
-/* Removes the rule with r's key; -ENOENT, silently, when there is none. */
+/* Removes the rule with r's key; -ENOENT, silently, when there is none;
+ * any other failure with its line.
+ */
 int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
 		       const struct prefix_rule *r);
 /* The rules in force, sorted. */
 int rule_change_read(struct steer_instance *in, struct prefix_rules *rs);
+/* The same for the copy a configuration's `rules` names (none for 0):
+ * the record's, which after a killed change is not yet the live one.
+ */
+int rule_change_read_of(struct steer_instance *in, __u16 rules, struct prefix_rules *rs);
 
 #endif
