@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Prefix rules (cpusteer.h): the tries, and the rule a flow's addresses
- * match. Read only when the configuration says rules of the flow's
- * family exist, so a frame of an instance without rules pays one test.
+ * match. Read only when the configuration names kinds of rule: a frame
+ * of an instance without rules pays no test on the default
+ * configuration (config_is_default) and one on the others.
  */
 #ifndef CPUSTEER_RULES_H
 #define CPUSTEER_RULES_H

@@ -193,7 +193,7 @@ struct cpusteer_config {
  * its CPUs chosen by the flow's hash, ahead of the bucket table. Each
  * address family has its rules in an LPM trie keyed by the direction
  * and the address, and each trie has two copies, one in force
- * (cpusteer_config.rule_slot): a change fills the other copy and then
+ * (CPUSTEER_RULES_COPY_1 in cpusteer_config.rules): a change fills the other copy and then
  * moves the configuration over to it, so packets meet the old rules or
  * the new ones, never a mix.
  */

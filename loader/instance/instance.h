@@ -60,7 +60,7 @@ struct steer_maps {
 	int instance_state;
 	int bucket_load;
 	/* Prefix rules: each family's two trie copies, by slot
-	 * (cpusteer_config.rule_slot), and the hits per target CPU.
+	 * (CPUSTEER_RULES_COPY_1), and the hits per target CPU.
 	 */
 	int rules_ipv4[2];
 	int rules_ipv6[2];

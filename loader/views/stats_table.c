@@ -161,8 +161,9 @@ static void print_redirected(FILE *f, const struct stats_view *v, double dt)
 	}
 }
 
-/* Shown once a prefix rule has steered a frame: of REDIRECTED TO, what
- * rules chose rather than buckets.
+/* Shown once a prefix rule has steered a frame: the frames rules sent
+ * to each CPU rather than buckets, counted before the redirect, so those
+ * that met an error there too.
  */
 static void print_by_rule(FILE *f, const struct stats_view *v, double dt)
 {
