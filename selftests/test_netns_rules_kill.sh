@@ -18,6 +18,8 @@
 #  - --del of the last rule: out in place, then no kind is looked up.
 #
 #   netns csB<pid>: vethB<pid>, cpusteer load --cpus 0-1 --rules OLD
+#
+# Not in kernel runs: what it kills is the loader's order of steps, the same on every kernel; test_netns_rules and test_steer_rules hold the kernel's side there (14 s on the host, 6 minutes under emulation)
 set -u
 . "$(dirname "$0")/lib_netns.sh"
 
