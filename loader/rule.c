@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "change.h"
 #include "commands.h"
 #include "elsewhere.h"
 #include "ifname.h"
-#include "instance_health.h"
 #include "instance_state.h"
 #include "json.h"
 #include "lock.h"
@@ -87,13 +87,10 @@ static void list_json(const struct instance_dir *d, const struct prefix_rules *r
 static int check_instance(const struct instance_dir *d, const struct cpusteer_instance_state *st)
 {
 	const char *unread;
-	char why[400];
+	int err = change_check_running(d, st, "change the rules");
 
-	if (st->phase != CPUSTEER_PHASE_READY && st->phase != CPUSTEER_PHASE_BALANCING) {
-		health_describe_phase(st, d->shown, why, sizeof(why));
-		log_err("cannot change the rules of %s: %s", d->shown, why);
-		return -EBUSY;
-	}
+	if (err)
+		return err;
 	unread = rules_unread_by(st->notouch, st->cfg.hash_fn);
 	if (unread) {
 		log_err("cannot change the rules of %s: it runs %s", d->shown, unread);

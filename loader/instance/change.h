@@ -87,6 +87,13 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
 int change_table(const struct instance_dir *d, struct steer_instance *in, const __u32 *table,
 		 __u32 nbuckets);
 
+/* Whether record `st` lets a command change the instance as it stands
+ * (phase ready, or a balance step killed, which left a whole table):
+ * else one line, "cannot VERB of SHOWN: why", and -EBUSY.
+ */
+int change_check_running(const struct instance_dir *d, const struct cpusteer_instance_state *st,
+			 const char *verb);
+
 /* Makes `rules` the configuration's CPUSTEER_RULES_* (phase SETTING
  * while it moves), leaving every other setting as it is; refused like
  * change_table when a command left the instance between configurations.

@@ -212,19 +212,26 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
  * it between configurations (a balance step killed before this one left
  * a whole table).
  */
+int change_check_running(const struct instance_dir *d, const struct cpusteer_instance_state *st,
+			 const char *verb)
+{
+	char why[400];
+
+	if (st->phase == CPUSTEER_PHASE_READY || st->phase == CPUSTEER_PHASE_BALANCING)
+		return 0;
+	health_describe_phase(st, d->shown, why, sizeof(why));
+	log_err("cannot %s of %s: %s", verb, d->shown, why);
+	return -EBUSY;
+}
+
 static int read_running(const struct instance_dir *d, struct steer_instance *in,
 			const char *verb, struct cpusteer_instance_state *st,
 			struct instance_config *recorded, struct instance_config *live)
 {
-	char why[400];
-	int err;
+	int err = instance_read_state(in, st);
 
-	err = instance_read_state(in, st);
-	if (!err && st->phase != CPUSTEER_PHASE_READY && st->phase != CPUSTEER_PHASE_BALANCING) {
-		health_describe_phase(st, d->shown, why, sizeof(why));
-		log_err("cannot %s of %s: %s", verb, d->shown, why);
-		return -EBUSY;
-	}
+	if (!err)
+		err = change_check_running(d, st, verb);
 	return err ? err : change_read_current(in, st, recorded, live);
 }
 

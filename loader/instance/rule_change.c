@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/bpf.h>
 #include "change.h"
 #include "log.h"
 #include "rule_change.h"
@@ -19,13 +18,6 @@ static int live_rules(struct steer_instance *in, __u16 *rules)
 	}
 	*rules = cfg.rules;
 	return 0;
-}
-
-static __u16 kind_of(const struct prefix_rule *r)
-{
-	struct prefix_rules one = { .rule = (struct prefix_rule *)r, .n = 1 };
-
-	return rules_kinds(&one);
 }
 
 int rule_change_read_of(struct steer_instance *in, __u16 rules, struct prefix_rules *rs)
@@ -76,7 +68,7 @@ int rule_change_replace(const struct instance_dir *d, struct steer_instance *in,
 int rule_change_put(const struct instance_dir *d, struct steer_instance *in,
 		    const struct prefix_rule *r, struct prefix_rule *was, bool *replaced)
 {
-	__u16 rules, kind = kind_of(r);
+	__u16 rules, kind = rule_kind(r);
 	int err = live_rules(in, &rules), copy;
 
 	*replaced = false;
@@ -94,17 +86,6 @@ int rule_change_put(const struct instance_dir *d, struct steer_instance *in,
 	if (!(rules & kind))
 		err = change_rules_config(d, in, rules | kind);
 	return err ? err : rule_maps_put(in, copy, r);
-}
-
-/* Whether neither trie of the copy holds a rule; a trie that cannot be
- * read is taken to hold some, so that its kinds stay looked up.
- */
-static bool copy_empty(struct steer_instance *in, int copy)
-{
-	struct cpusteer_rule_key_ipv6 k;
-
-	return bpf_map_get_next_key(in->maps.rules_ipv4[copy], NULL, &k) && errno == ENOENT &&
-	       bpf_map_get_next_key(in->maps.rules_ipv6[copy], NULL, &k) && errno == ENOENT;
 }
 
 int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
@@ -128,5 +109,5 @@ int rule_change_delete(const struct instance_dir *d, struct steer_instance *in,
 	 * that only some rules had is still looked up, in vain, until the
 	 * next --replace.
 	 */
-	return copy_empty(in, copy) ? change_rules_config(d, in, 0) : 0;
+	return rule_maps_empty(in, copy) ? change_rules_config(d, in, 0) : 0;
 }

@@ -108,6 +108,14 @@ static int clear_trie(int fd)
 	return errno == ENOENT ? 0 : -errno;
 }
 
+bool rule_maps_empty(struct steer_instance *in, int copy)
+{
+	union rule_key k;
+
+	return bpf_map_get_next_key(in->maps.rules_ipv4[copy], NULL, &k) && errno == ENOENT &&
+	       bpf_map_get_next_key(in->maps.rules_ipv6[copy], NULL, &k) && errno == ENOENT;
+}
+
 int rule_maps_clear(struct steer_instance *in, int copy)
 {
 	int err = clear_trie(in->maps.rules_ipv4[copy]);

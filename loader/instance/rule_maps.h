@@ -18,6 +18,10 @@ static inline int rules_copy_in_force(__u16 rules)
 
 /* Appends every rule of copy `copy` to *rs. */
 int rule_maps_read(struct steer_instance *in, int copy, struct prefix_rules *rs);
+/* Whether neither trie of copy `copy` holds a rule; a trie that cannot
+ * be read is taken to hold some, so that its kinds stay looked up.
+ */
+bool rule_maps_empty(struct steer_instance *in, int copy);
 /* Empties copy `copy`. */
 int rule_maps_clear(struct steer_instance *in, int copy);
 /* Empties copy `copy`, then writes every rule of `rs` into it. */

@@ -378,21 +378,22 @@ void rule_format(const struct prefix_rule *r, bool with_cpus, char *buf, size_t 
 	snprintf(buf, len, "%s %s %s", rule_direction_name(r->direction), prefix, cpus);
 }
 
+__u16 rule_kind(const struct prefix_rule *r)
+{
+	if (r->family == 4)
+		return r->direction == CPUSTEER_RULE_SRC ? CPUSTEER_RULES_IPV4_SRC
+							 : CPUSTEER_RULES_IPV4_DST;
+	return r->direction == CPUSTEER_RULE_SRC ? CPUSTEER_RULES_IPV6_SRC
+						 : CPUSTEER_RULES_IPV6_DST;
+}
+
 __u16 rules_kinds(const struct prefix_rules *rs)
 {
 	__u16 kinds = 0;
 	size_t i;
 
-	for (i = 0; i < rs->n; i++) {
-		const struct prefix_rule *r = &rs->rule[i];
-
-		if (r->family == 4)
-			kinds |= r->direction == CPUSTEER_RULE_SRC ? CPUSTEER_RULES_IPV4_SRC
-								   : CPUSTEER_RULES_IPV4_DST;
-		else
-			kinds |= r->direction == CPUSTEER_RULE_SRC ? CPUSTEER_RULES_IPV6_SRC
-								   : CPUSTEER_RULES_IPV6_DST;
-	}
+	for (i = 0; i < rs->n; i++)
+		kinds |= rule_kind(&rs->rule[i]);
 	return kinds;
 }
 

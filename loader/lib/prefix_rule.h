@@ -82,7 +82,8 @@ void rules_sort(struct prefix_rules *rs);
  */
 const struct prefix_rule *rules_first_repeat(const struct prefix_rules *rs);
 
-/* The CPUSTEER_RULES_* kinds the set holds. */
+/* The CPUSTEER_RULES_* kind of one rule, and the kinds a set holds. */
+__u16 rule_kind(const struct prefix_rule *r);
 __u16 rules_kinds(const struct prefix_rules *rs);
 /* The first rule that names a CPU outside `cpus`, with that CPU in *cpu. */
 const struct prefix_rule *rules_outside(const struct prefix_rules *rs, const struct cpuset *cpus,
