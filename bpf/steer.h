@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "tunnel.h"
 #include "rules.h"
+#include "plain.h"
 
 /* The machine's possible CPUs, set by the loader: the CPUs a redirect can
  * name, and the redirect slots after the counters (cpusteer.h).
@@ -522,18 +523,68 @@ ipv6:
 	return pass_for(&pk, reason);
 }
 
+/* Whether the configuration leaves a plain frame (plain.h) nothing to do
+ * but hash with multilinear: the default one, with no tunnel looked into.
+ */
+static __always_inline bool config_is_plain(const struct cpusteer_config *cfg)
+{
+	return config_is_default(cfg) && !cfg->inner;
+}
+
+#define NOT_PLAIN -1	/* no XDP action */
+
+/* A plain frame's flow is complete and unremarkable: no counter but the
+ * redirect's has anything to say of it. Inlined once per family, so that
+ * each hashes a flow whose family is known: with one hash for both, clang
+ * picked the key words through a pointer.
+ */
+static __always_inline int steer_plain_flow(const struct packet *pk,
+					    const struct cpusteer_config *cfg)
+{
+	__u32 hash = multilinear_flow(pk->f, cfg->multilinear_key);
+
+	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+}
+
+/* A plain frame to its bucket's CPU; NOT_PLAIN, with nothing counted, for
+ * any other.
+ */
+static __always_inline int steer_plain(const struct packet *pk, const struct cpusteer_config *cfg,
+				       struct flow *f)
+{
+	void *data = (void *)(long)pk->ctx->data, *end = (void *)(long)pk->ctx->data_end;
+	__be16 proto;
+
+	if (data + PLAIN_IPV4_END > end)
+		return NOT_PLAIN;
+	proto = ((struct ethhdr *)data)->h_proto;
+	if (proto == bpf_htons(ETH_P_IP) && plain_ipv4(data, end, f))
+		return steer_plain_flow(pk, cfg);
+	if (proto == bpf_htons(ETH_P_IPV6) && plain_ipv6(data, end, f))
+		return steer_plain_flow(pk, cfg);
+	return NOT_PLAIN;
+}
+
 static __always_inline int steer_frame(struct xdp_md *ctx, const bool record)
 {
-	struct cpusteer_counters *cnt;
 	const struct cpusteer_config *cfg;
 	__u32 zero = 0;
+	struct flow f;
+	struct packet pk = { .ctx = ctx, .f = &f, .record = record,
+			     .tunnel = CPUSTEER_TUNNELS, .fallback = CPUSTEER_INNER_FALLBACKS };
+	int act;
 
-	cnt = bpf_map_lookup_elem(&counters, &zero);
+	pk.cnt = bpf_map_lookup_elem(&counters, &zero);
 	cfg = active_config();
-	if (!cnt || !cfg)
+	if (!pk.cnt || !cfg)
 		return XDP_PASS; /* cannot happen: arrays with entries 0 and 0-1 */
-	cnt->rx_packets++;
-	return parse_and_steer(ctx, cnt, cfg, record);
+	pk.cnt->rx_packets++;
+	if (config_is_plain(cfg)) {
+		act = steer_plain(&pk, cfg, &f);
+		if (act != NOT_PLAIN)
+			return act;
+	}
+	return parse_and_steer(ctx, pk.cnt, cfg, record);
 }
 
 #endif

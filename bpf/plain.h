@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The plain frame, read with the fewest tests: untagged Ethernet carrying
+ * an IPv4 datagram without options or an IPv6 one without extension
+ * headers, not a fragment, of TCP, UDP or SCTP, whole in the frame's
+ * linear part. Nearly every frame a host steers is one, and parse.h's
+ * parser, which must also walk tags, options, extension headers and
+ * lengths beyond the linear part, spent more instructions on it than the
+ * hash did.
+ *
+ * The flow read here is exactly the one parse.h reads from the same
+ * frame (test_steer_plain holds the two to it). A frame that is not plain
+ * gets no verdict here: the full parser reads it again from the start and
+ * decides, so a frame at any of these limits is steered or passed as it
+ * always was. The tests lean on the frame's bytes, not on the parser's
+ * checks: one bound covers every header read, and a datagram that fills
+ * the linear part is no fragment chain and no jumbogram.
+ */
+#ifndef CPUSTEER_PLAIN_H
+#define CPUSTEER_PLAIN_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "parse.h"
+
+#define IPV4_PLAIN_VERSION_IHL 0x45	/* version 4, a 20-octet header */
+/* Where the ports end in a plain frame of each family. */
+#define PLAIN_IPV4_END (ETH_HDR_LEN + IPV4_MIN_HDR_LEN + L4_PORTS_LEN)
+#define PLAIN_IPV6_END (ETH_HDR_LEN + IPV6_HDR_LEN + L4_PORTS_LEN)
+
+/* Whether `len` bytes from `from`, a length field's count, are at least
+ * `least` and all in the linear part. The parser asks no more of a plain
+ * frame's length, and a longer datagram is a multi-buffer frame's, which
+ * it checks with a helper call.
+ */
+static __always_inline bool plain_length(void *from, void *end, __u32 len, __u32 least)
+{
+	return len >= least && len <= (__u64)(end - from);
+}
+
+/* An IPv4 frame, which the caller has found to be PLAIN_IPV4_END long at
+ * least and of that EtherType.
+ */
+static __always_inline bool plain_ipv4(void *data, void *end, struct flow *f)
+{
+	void *l3 = data + ETH_HDR_LEN;
+	struct iphdr *iph = l3;
+
+	if (*(__u8 *)l3 != IPV4_PLAIN_VERSION_IHL ||
+	    !plain_length(l3, end, bpf_ntohs(iph->tot_len), IPV4_MIN_HDR_LEN + L4_PORTS_LEN) ||
+	    iph->frag_off & bpf_htons(IP_MF | IP_OFFSET) || !proto_has_ports(iph->protocol))
+		return false;
+	f->family = 4;
+	f->proto = iph->protocol;
+	f->addr[0] = load_u64(&iph->saddr);
+	f->ports = load_u32(l3 + IPV4_MIN_HDR_LEN);
+	f->notes = 0;
+	return true;
+}
+
+/* A frame of the IPv6 EtherType, as long as an IPv4 one must be. */
+static __always_inline bool plain_ipv6(void *data, void *end, struct flow *f)
+{
+	void *l3 = data + ETH_HDR_LEN;
+	struct ipv6hdr *ip6h = l3;
+
+	if (data + PLAIN_IPV6_END > end || ip6h->version != 6 || !proto_has_ports(ip6h->nexthdr) ||
+	    !plain_length(l3 + IPV6_HDR_LEN, end, bpf_ntohs(ip6h->payload_len), L4_PORTS_LEN))
+		return false;
+	f->family = 6;
+	f->proto = ip6h->nexthdr;
+	f->addr[0] = load_u64(l3 + IPV6_SADDR_OFF);
+	f->addr[1] = load_u64(l3 + IPV6_SADDR_OFF + 8);
+	f->addr[2] = load_u64(l3 + IPV6_DADDR_OFF);
+	f->addr[3] = load_u64(l3 + IPV6_DADDR_OFF + 8);
+	f->ports = load_u32(l3 + IPV6_HDR_LEN);
+	f->notes = 0;
+	return true;
+}
+
+#endif /* CPUSTEER_PLAIN_H */
