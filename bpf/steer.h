@@ -525,10 +525,13 @@ ipv6:
 
 /* Whether the configuration leaves a plain frame (plain.h) nothing to do
  * but hash with multilinear: the default one, with no tunnel looked into.
+ * --inner is tested first, so that a configuration that looks into
+ * tunnels, whose frames are the dearest, turns the short parser down in
+ * one test.
  */
 static __always_inline bool config_is_plain(const struct cpusteer_config *cfg)
 {
-	return config_is_default(cfg) && !cfg->inner;
+	return !cfg->inner && config_is_default(cfg);
 }
 
 #define NOT_PLAIN -1	/* no XDP action */
