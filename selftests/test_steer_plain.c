@@ -65,9 +65,11 @@ static __u16 get16(const __u8 *p)
 	return p[0] << 8 | p[1];
 }
 
-/* The frame with the 16-bit field at `off` set to each of `n` values. */
-static void add_field16(const __u8 *frame, __u32 len, __u32 off, const __u16 *v, int n,
-			const char *name)
+/* The frame with the field of `width` bytes (1 or 2) at `off` set to each
+ * of `n` values.
+ */
+static void add_field(const __u8 *frame, __u32 len, __u32 off, int width, const __u16 *v, int n,
+		      const char *name)
 {
 	__u8 copy[FIXTURE_FRAME_CAP];
 	char what[80];
@@ -75,23 +77,11 @@ static void add_field16(const __u8 *frame, __u32 len, __u32 off, const __u16 *v,
 
 	for (i = 0; i < n; i++) {
 		memcpy(copy, frame, len);
-		put16(copy + off, v[i]);
-		snprintf(what, sizeof(what), "%s 0x%04x", name, v[i]);
-		add(copy, len, 0, what);
-	}
-}
-
-static void add_field8(const __u8 *frame, __u32 len, __u32 off, const __u8 *v, int n,
-		       const char *name)
-{
-	__u8 copy[FIXTURE_FRAME_CAP];
-	char what[80];
-	int i;
-
-	for (i = 0; i < n; i++) {
-		memcpy(copy, frame, len);
-		copy[off] = v[i];
-		snprintf(what, sizeof(what), "%s 0x%02x", name, v[i]);
+		if (width == 2)
+			put16(copy + off, v[i]);
+		else
+			copy[off] = v[i];
+		snprintf(what, sizeof(what), "%s 0x%0*x", name, 2 * width, v[i]);
 		add(copy, len, 0, what);
 	}
 }
@@ -102,9 +92,9 @@ static void add_field8(const __u8 *frame, __u32 len, __u32 off, const __u8 *v, i
  */
 static void add_variants(const struct pkt_spec *spec, bool split)
 {
-	static const __u8 v4_first[] = { 0x45, 0x44, 0x46, 0x4f, 0x55, 0x65, 0x05 };
-	static const __u8 v6_first[] = { 0x60, 0x6f, 0x40, 0x70, 0x00 };
-	static const __u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP, IPPROTO_ICMP,
+	static const __u16 v4_first[] = { 0x45, 0x44, 0x46, 0x4f, 0x55, 0x65, 0x05 };
+	static const __u16 v6_first[] = { 0x60, 0x6f, 0x40, 0x70, 0x00 };
+	static const __u16 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_SCTP, IPPROTO_ICMP,
 				       IPPROTO_ESP, 0, 44, 59, 255 };
 	static const __u16 frag[] = { 0x0000, 0x4000, 0x8000, 0x2000, 0x0001, 0x1fff, 0x6000 };
 	static const __u16 ethertypes[] = { 0x0800, 0x86dd, 0x8100, 0x0806, 0x0000 };
@@ -132,13 +122,13 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 		snprintf(what, sizeof(what), "split after %u bytes", cut);
 		add(frame, len, cut, what);
 	}
-	add_field16(frame, len, 12, ethertypes, ARRAY_SIZE(ethertypes), "EtherType");
-	add_field8(frame, len, IP_FIELD(0), v4 ? v4_first : v6_first,
-		   v4 ? ARRAY_SIZE(v4_first) : ARRAY_SIZE(v6_first), "first octet");
-	add_field8(frame, len, IP_FIELD(v4 ? 9 : 6), protos, ARRAY_SIZE(protos),
-		   v4 ? "protocol" : "next header");
+	add_field(frame, len, 12, 2, ethertypes, ARRAY_SIZE(ethertypes), "EtherType");
+	add_field(frame, len, IP_FIELD(0), 1, v4 ? v4_first : v6_first,
+		  v4 ? ARRAY_SIZE(v4_first) : ARRAY_SIZE(v6_first), "first octet");
+	add_field(frame, len, IP_FIELD(v4 ? 9 : 6), 1, protos, ARRAY_SIZE(protos),
+		  v4 ? "protocol" : "next header");
 	if (v4)
-		add_field16(frame, len, IP_FIELD(6), frag, ARRAY_SIZE(frag), "fragment field");
+		add_field(frame, len, IP_FIELD(6), 2, frag, ARRAY_SIZE(frag), "fragment field");
 	/* The IP length field: as built, around the ports' end and the
 	 * frame's, and far off.
 	 */
@@ -156,7 +146,7 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 	lengths[9] = lengths[8] + 1;
 	lengths[10] = lengths[8] - 1;
 	lengths[11] = 0xffff;
-	add_field16(frame, len, IP_FIELD(v4 ? 2 : 4), lengths, ARRAY_SIZE(lengths), "IP length");
+	add_field(frame, len, IP_FIELD(v4 ? 2 : 4), 2, lengths, ARRAY_SIZE(lengths), "IP length");
 }
 
 static void build_samples(void)
