@@ -27,6 +27,11 @@
 /* Where the ports end in a plain frame of each family. */
 #define PLAIN_IPV4_END (ETH_HDR_LEN + IPV4_MIN_HDR_LEN + L4_PORTS_LEN)
 #define PLAIN_IPV6_END (ETH_HDR_LEN + IPV6_HDR_LEN + L4_PORTS_LEN)
+/* Extension headers a plain IPv6 datagram may have: the two that
+ * steer_ipv6_2ext_udp (bench --program) carries, hop-by-hop and
+ * destination options, are common ahead of a transport header.
+ */
+#define PLAIN_IPV6_EXT_MAX 2
 
 /* Whether `len` bytes from `from`, a length field's count, are at least
  * `least` and all in the linear part. The parser asks no more of a plain
@@ -58,23 +63,74 @@ static __always_inline bool plain_ipv4(void *data, void *end, struct flow *f)
 	return true;
 }
 
+static __always_inline void plain_ipv6_flow(void *l3, void *l4, __u8 proto, struct flow *f)
+{
+	f->family = 6;
+	f->proto = proto;
+	f->addr[0] = load_u64(l3 + IPV6_SADDR_OFF);
+	f->addr[1] = load_u64(l3 + IPV6_SADDR_OFF + 8);
+	f->addr[2] = load_u64(l3 + IPV6_DADDR_OFF);
+	f->addr[3] = load_u64(l3 + IPV6_DADDR_OFF + 8);
+	f->ports = load_u32(l4);
+	f->notes = 0;
+}
+
+/* Up to PLAIN_IPV6_EXT_MAX hop-by-hop, routing and destination options
+ * headers, from the one of type `nexthdr` after the fixed header, then
+ * the transport header. Each is only skipped, as the parser skips it; the
+ * one bound that the ports are in the frame, and the length test that
+ * they are in the datagram, cover every header before them. A fragment
+ * header, or a longer chain, is the full parser's.
+ */
+static __always_inline bool plain_ipv6_ext(void *l3, void *end, __u8 nexthdr, struct flow *f)
+{
+	struct ipv6hdr *ip6h = l3;
+	void *pos = l3 + IPV6_HDR_LEN;
+	__u64 used;
+	int i;
+
+#pragma unroll
+	for (i = 0; i < PLAIN_IPV6_EXT_MAX; i++) {
+		__u8 *ext = pos;
+
+		if (nexthdr != NEXTHDR_HOP && nexthdr != NEXTHDR_ROUTING && nexthdr != NEXTHDR_DEST)
+			return false;
+		if (pos + IPV6_EXT_UNIT > end)
+			return false;
+		nexthdr = ext[0];
+		pos += (ext[1] + 1) * IPV6_EXT_UNIT;
+		if (proto_has_ports(nexthdr))
+			goto transport;
+	}
+	return false;
+transport:
+	if (pos + L4_PORTS_LEN > end)
+		return false;
+	/* The headers and the ports, from the fixed header's end: a
+	 * difference of packet pointers, which clang must not fold into a
+	 * scalar minus a pointer (parse.h's frame_offset).
+	 */
+	barrier_var(pos);
+	used = pos - (l3 + IPV6_HDR_LEN) + L4_PORTS_LEN;
+	if (!plain_length(l3 + IPV6_HDR_LEN, end, bpf_ntohs(ip6h->payload_len), used))
+		return false;
+	plain_ipv6_flow(l3, pos, nexthdr, f);
+	return true;
+}
+
 /* A frame of the IPv6 EtherType, as long as an IPv4 one must be. */
 static __always_inline bool plain_ipv6(void *data, void *end, struct flow *f)
 {
 	void *l3 = data + ETH_HDR_LEN;
 	struct ipv6hdr *ip6h = l3;
 
-	if (data + PLAIN_IPV6_END > end || ip6h->version != 6 || !proto_has_ports(ip6h->nexthdr) ||
-	    !plain_length(l3 + IPV6_HDR_LEN, end, bpf_ntohs(ip6h->payload_len), L4_PORTS_LEN))
+	if (data + PLAIN_IPV6_END > end || ip6h->version != 6)
 		return false;
-	f->family = 6;
-	f->proto = ip6h->nexthdr;
-	f->addr[0] = load_u64(l3 + IPV6_SADDR_OFF);
-	f->addr[1] = load_u64(l3 + IPV6_SADDR_OFF + 8);
-	f->addr[2] = load_u64(l3 + IPV6_DADDR_OFF);
-	f->addr[3] = load_u64(l3 + IPV6_DADDR_OFF + 8);
-	f->ports = load_u32(l3 + IPV6_HDR_LEN);
-	f->notes = 0;
+	if (!proto_has_ports(ip6h->nexthdr))
+		return plain_ipv6_ext(l3, end, ip6h->nexthdr, f);
+	if (!plain_length(l3 + IPV6_HDR_LEN, end, bpf_ntohs(ip6h->payload_len), L4_PORTS_LEN))
+		return false;
+	plain_ipv6_flow(l3, l3 + IPV6_HDR_LEN, ip6h->nexthdr, f);
 	return true;
 }
 

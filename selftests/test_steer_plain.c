@@ -22,6 +22,7 @@
 #define ETH_LEN 14
 #define IP_FIELD(off) (ETH_LEN + (off))	/* a network header field's offset */
 #define SAMPLES_MAX 4096
+#define L4_PORTS 4	/* the bytes of the two ports */
 
 struct sample {
 	__u8 data[FIXTURE_FRAME_CAP];
@@ -98,6 +99,7 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 				       IPPROTO_ESP, 0, 44, 59, 255 };
 	static const __u16 frag[] = { 0x0000, 0x4000, 0x8000, 0x2000, 0x0001, 0x1fff, 0x6000 };
 	static const __u16 ethertypes[] = { 0x0800, 0x86dd, 0x8100, 0x0806, 0x0000 };
+	static const __u16 ext_lengths[] = { 0, 1, 2, 255 };	/* in 8 octets, past the first */
 	__u8 frame[FIXTURE_FRAME_CAP], copy[FIXTURE_FRAME_CAP];
 	__u16 lengths[12];
 	__u32 len = fixture_build(spec, frame), l3len, cut;
@@ -129,6 +131,12 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 		  v4 ? "protocol" : "next header");
 	if (v4)
 		add_field(frame, len, IP_FIELD(6), 2, frag, ARRAY_SIZE(frag), "fragment field");
+	if (spec->next) {
+		add_field(frame, len, IP_FIELD(40), 1, protos, ARRAY_SIZE(protos),
+			  "first extension header's next header");
+		add_field(frame, len, IP_FIELD(41), 1, ext_lengths, ARRAY_SIZE(ext_lengths),
+			  "first extension header's length");
+	}
 	/* The IP length field: as built, around the ports' end and the
 	 * frame's, and far off.
 	 */
@@ -147,14 +155,23 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 	lengths[10] = lengths[8] - 1;
 	lengths[11] = 0xffff;
 	add_field(frame, len, IP_FIELD(v4 ? 2 : 4), 2, lengths, ARRAY_SIZE(lengths), "IP length");
+	/* Extension headers whole, and none, some or all of the ports. */
+	for (cut = 0; cut <= L4_PORTS; cut++)
+		lengths[cut] = spec->next * 8 + cut;
+	if (spec->next)
+		add_field(frame, len, IP_FIELD(4), 2, lengths, L4_PORTS + 1,
+			  "IP length around the ports");
 }
 
 static void build_samples(void)
 {
 	static const __u8 protos[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_SCTP };
+	/* Extension header types in order, 1 standing for hop-by-hop (0). */
+	static const __u8 ext_chains[][3] = { { 1 }, { 60 }, { 43 }, { 1, 60 }, { 60, 43 },
+					      { 43, 1 }, { 1, 60, 43 }, { 1 }, { 1 } };
 	bool split = fixture_kernel_splits_test_frames();
 	struct pkt_spec s;
-	int family, p, i;
+	int family, p, i, k;
 
 	for (family = 4; family <= 6; family += 2)
 		for (p = 0; p < (int)ARRAY_SIZE(protos); p++) {
@@ -162,6 +179,20 @@ static void build_samples(void)
 			s.payload_len = 6;
 			add_variants(&s, split);
 		}
+	/* IPv6 with chains of extension headers: the short read skips up to
+	 * two of hop-by-hop, routing and destination options; a third, or a
+	 * fragment header (the last two chains: atomic, then a first
+	 * fragment), is the full parser's.
+	 */
+	for (i = 0; i < (int)ARRAY_SIZE(ext_chains); i++) {
+		pkt_spec_init(&s, 6, i % 2 ? IPPROTO_TCP : IPPROTO_UDP);
+		s.payload_len = 6;
+		for (s.next = 0; s.next < 3 && ext_chains[i][s.next]; s.next++)
+			s.ext[s.next] = ext_chains[i][s.next] == 1 ? 0 : ext_chains[i][s.next];
+		s.fragment = i >= (int)ARRAY_SIZE(ext_chains) - 2;
+		s.more_fragments = i == ARRAY_SIZE(ext_chains) - 1;
+		add_variants(&s, split);
+	}
 	/* Random flows of both families, with payloads of every small
 	 * length: each lands on its bucket by its own hash.
 	 */
@@ -172,6 +203,9 @@ static void build_samples(void)
 
 		fixture_random_flow(&s, 0);
 		s.proto = protos[rng() % ARRAY_SIZE(protos)];
+		if (s.family == 6)
+			for (s.next = rng() % 4, k = 0; k < s.next; k++)
+				s.ext[k] = (const __u8[]){ 0, 43, 60 }[rng() % 3];
 		s.payload_len = rng() % 40;
 		len = fixture_build(&s, frame);
 		if (len)
