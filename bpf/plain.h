@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The plain frame, read with the fewest tests: untagged Ethernet carrying
- * an IPv4 datagram without options or an IPv6 one without extension
- * headers, not a fragment, of TCP, UDP or SCTP, whole in the frame's
- * linear part. Nearly every frame a host steers is one, and parse.h's
- * parser, which must also walk tags, options, extension headers and
- * lengths beyond the linear part, spent more instructions on it than the
- * hash did.
+ * an IPv4 datagram without options, or an IPv6 one with at most two
+ * hop-by-hop, routing or destination options headers, not a fragment, of
+ * TCP, UDP or SCTP, whole in the frame's linear part. Nearly every frame
+ * a host steers is one, and parse.h's parser, which must also walk tags,
+ * options, longer chains and datagrams beyond the linear part, spent more
+ * instructions on it than the hash did.
  *
  * The flow read here is exactly the one parse.h reads from the same
  * frame (test_steer_plain holds the two to it). A frame that is not plain
  * gets no verdict here: the full parser reads it again from the start and
  * decides, so a frame at any of these limits is steered or passed as it
- * always was. The tests lean on the frame's bytes, not on the parser's
- * checks: one bound covers every header read, and a datagram that fills
- * the linear part is no fragment chain and no jumbogram.
+ * always was. The tests are fewer because they ask more of the frame:
+ * one bound covers every header read, and a datagram wholly in the linear
+ * part needs none of the parser's checks against the rest of the frame.
  */
 #ifndef CPUSTEER_PLAIN_H
 #define CPUSTEER_PLAIN_H
