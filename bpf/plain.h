@@ -27,9 +27,10 @@
 /* Where the ports end in a plain frame of each family. */
 #define PLAIN_IPV4_END (ETH_HDR_LEN + IPV4_MIN_HDR_LEN + L4_PORTS_LEN)
 #define PLAIN_IPV6_END (ETH_HDR_LEN + IPV6_HDR_LEN + L4_PORTS_LEN)
-/* Extension headers a plain IPv6 datagram may have: the two that
- * steer_ipv6_2ext_udp (bench --program) carries, hop-by-hop and
- * destination options, are common ahead of a transport header.
+/* Extension headers a plain IPv6 datagram may have in front of its
+ * transport header: a hop-by-hop header and destination options, say.
+ * Longer chains are rare, and each header more is another unrolled walk
+ * for the verifier.
  */
 #define PLAIN_IPV6_EXT_MAX 2
 
