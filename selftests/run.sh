@@ -26,6 +26,11 @@
 # With SELFTEST_ONLY=FILE, only the test files FILE names (one base name
 # per line, `#` comments) are run at all: a kernel's short suite.
 #
+# A file whose source has a line "Time limit: N s: WHY" may run N seconds
+# when that is more than SELFTEST_TIMEOUT: for a file whose work grows
+# with the tree it tests (test_compilers builds it twice), not for one
+# that has become slow.
+#
 # A file whose source has a line "Runs beside the others: WHY" starts at
 # once, in the background, and runs beside the files before it; its
 # output is shown and counted in its place, as if it had run there, and
@@ -67,7 +72,9 @@ re_skip='#[[:space:]]*[Ss][Kk][Ii][Pp]'
 
 # Counts the TAP of one file that exited with STATUS after MS milliseconds.
 tally() {	# FILE OUTPUT STATUS MS
-	local t=$1 out=$2 rc=$3 ms=$4 line plan='' n=0 p=0 f=0 s=0 num bad='' missing=0 before
+	local t=$1 out=$2 rc=$3 ms=$4 line plan='' n=0 p=0 f=0 s=0 num bad='' missing=0 before lim
+
+	lim=$(limit_of "$t")
 
 	while IFS= read -r line || [ -n "$line" ]; do
 		if [[ $line =~ $re_plan ]]; then
@@ -110,11 +117,11 @@ tally() {	# FILE OUTPUT STATUS MS
 	# timeout says 124, or 137 when the command outlived the TERM too.
 	# A file cut short fails once for each test it did not report, or
 	# once if it reported them all and none failed.
-	if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$ms" -ge $((limit * 1000 - 100)) ]; then
+	if { [ "$rc" = 124 ] || [ "$rc" = 137 ]; } && [ "$ms" -ge $((lim * 1000 - 100)) ]; then
 		if [ "$missing" -gt 0 ]; then
-			problem "$t" "$missing" "timed out after ${limit}s; $missing of the $plan planned tests did not report"
+			problem "$t" "$missing" "timed out after ${lim}s; $missing of the $plan planned tests did not report"
 		else
-			problem "$t" $((f == 0 && failed == before)) "timed out after ${limit}s"
+			problem "$t" $((f == 0 && failed == before)) "timed out after ${lim}s"
 		fi
 		return
 	fi
@@ -184,6 +191,19 @@ marked() {	# FILE MARK
 	sed -n "s/^[#/ *]*$2: \(.*\)\$/\1/p" "$source" 2>/dev/null | head -n 1
 }
 
+# The seconds FILE may run: SELFTEST_TIMEOUT, or its own longer limit.
+limit_of() {	# FILE
+	local own
+
+	own=$(marked "$1" "Time limit")
+	own=${own%% *}
+	if [[ $own =~ ^[0-9]+$ ]] && [ "$own" -gt "$limit" ]; then
+		echo "$own"
+	else
+		echo "$limit"
+	fi
+}
+
 kernel_run_skip() {	# FILE
 	[ "${SELFTEST_KERNEL_RUN:-}" = 1 ] && marked "$1" "Not in kernel runs"
 }
@@ -198,7 +218,7 @@ run_file() {	# FILE OUT
 	local start rc
 
 	start=$(date +%s%N)
-	timeout -k 30 "$limit" "$1" >"$2" 2>&1 </dev/null
+	timeout -k 30 "$(limit_of "$1")" "$1" >"$2" 2>&1 </dev/null
 	rc=$?
 	echo "$rc $((($(date +%s%N) - start) / 1000000))" >"$2.status"
 }

@@ -22,6 +22,7 @@
 #                        test them elsewhere: the kernel guests, which
 #                        would take many minutes to compile under emulation)
 #
+# Time limit: 600 s: it builds the tree twice more and runs every program test with each build, which took 260 to 300 s beside the other files
 # Runs beside the others: its trees are build/clang-*, its network namespaces are named by its PID, and its two minutes would otherwise leave a CPU idle
 set -u
 # shellcheck disable=SC2317 # the test functions run through t_run

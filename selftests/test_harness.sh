@@ -219,6 +219,36 @@ EOF
 		t_fail "no timeout line for a file that reported all its tests"
 }
 
+# A file's own longer time limit is kept; a shorter one is not.
+runner_keeps_a_files_own_time_limit() {
+	fake ownlimit test_long.sh <<'EOF'
+#!/bin/sh
+# Time limit: 8 s: a file that needs more than the run's limit
+echo 1..1
+sleep 3
+echo "ok 1 - slow but allowed"
+EOF
+	fake ownlimit test_short.sh <<'EOF'
+#!/bin/sh
+# Time limit: 1 s: lower than the run's own, which stands
+echo 1..1
+sleep 1.5
+echo "ok 1 - within the run's limit"
+EOF
+	runner ownlimit 2
+	expect_run "2 passed, 0 failed, 0 skipped" 0
+	fake ownlimit_late test_late.sh <<'EOF'
+#!/bin/sh
+# Time limit: 2 s: more than the run's 1, and still too little
+echo 1..1
+sleep 30
+echo "ok 1 - too late"
+EOF
+	runner ownlimit_late 1
+	expect_run "0 passed, 1 failed, 0 skipped" nonzero \
+		"test_late.sh: timed out after 2s; 1 of the 1 planned tests did not report"
+}
+
 runner_counts_fewer_results_than_planned() {
 	fake fewer test_fewer.sh <<'EOF'
 #!/bin/sh
@@ -454,6 +484,7 @@ all_tests() {
 	t_run runner_counts_signal_death runner_counts_signal_death
 	t_run runner_counts_nonzero_exit runner_counts_nonzero_exit
 	t_run runner_counts_timeout runner_counts_timeout
+	t_run runner_keeps_a_files_own_time_limit runner_keeps_a_files_own_time_limit
 	t_run runner_counts_fewer_results_than_planned runner_counts_fewer_results_than_planned
 	t_run runner_counts_missing_plan runner_counts_missing_plan
 	t_run runner_counts_bad_numbering runner_counts_bad_numbering
