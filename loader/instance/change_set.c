@@ -207,11 +207,6 @@ int change_set(struct steer_instance *in, const char *ifname, struct cpusteer_in
 	return instance_write_state(in, st);
 }
 
-/* The record and the maps of a running instance that a command changes
- * as it stands: refused with one line when an interrupted command left
- * it between configurations (a balance step killed before this one left
- * a whole table).
- */
 int change_check_running(const struct instance_dir *d, const struct cpusteer_instance_state *st,
 			 const char *verb)
 {
@@ -224,6 +219,11 @@ int change_check_running(const struct instance_dir *d, const struct cpusteer_ins
 	return -EBUSY;
 }
 
+/* The record and the maps of a running instance that a command changes
+ * as it stands: refused with one line when an interrupted command left
+ * it between configurations (a balance step killed before this one left
+ * a whole table).
+ */
 static int read_running(const struct instance_dir *d, struct steer_instance *in,
 			const char *verb, struct cpusteer_instance_state *st,
 			struct instance_config *recorded, struct instance_config *live)
