@@ -304,10 +304,23 @@ parse_ipv4(const struct frame *fr, void *l3, struct flow *f, struct l4_span *l4,
 	return parse_ports(fr, l3 + hdr_len, total - hdr_len, f, reason);
 }
 
+/* Hop-by-hop, routing and destination options: the extension headers
+ * whose length is in their second octet, in 8-octet units not counting
+ * the first.
+ */
+static __always_inline bool ipv6_is_options_header(__u8 nexthdr)
+{
+	return nexthdr == NEXTHDR_HOP || nexthdr == NEXTHDR_ROUTING || nexthdr == NEXTHDR_DEST;
+}
+
+static __always_inline __u64 ipv6_options_header_len(const __u8 *ext)
+{
+	return (ext[1] + 1) * IPV6_EXT_UNIT;
+}
+
 static __always_inline bool ipv6_is_ext_header(__u8 nexthdr)
 {
-	return nexthdr == NEXTHDR_HOP || nexthdr == NEXTHDR_ROUTING ||
-	       nexthdr == NEXTHDR_DEST || nexthdr == NEXTHDR_FRAGMENT;
+	return ipv6_is_options_header(nexthdr) || nexthdr == NEXTHDR_FRAGMENT;
 }
 
 /* The IPv6 datagram's length after the fixed header. Payload Length 0
@@ -380,10 +393,7 @@ parse_ipv6_ext(const struct frame *fr, void *pos, __u64 room, __u8 nexthdr,
 			}
 			len = IPV6_EXT_UNIT;
 		} else {
-			/* Hop-by-hop, routing and destination options:
-			 * length in 8-octet units, not counting the first.
-			 */
-			len = (ext[1] + 1) * IPV6_EXT_UNIT;
+			len = ipv6_options_header_len(ext);
 			if (room < len)
 				return parse_fail(reason, CPUSTEER_PASS_EXT_HDRS);
 			if (pos + len > fr->end)

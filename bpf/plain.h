@@ -94,12 +94,10 @@ static __always_inline bool plain_ipv6_ext(void *l3, void *end, __u8 nexthdr, st
 	for (i = 0; i < PLAIN_IPV6_EXT_MAX; i++) {
 		__u8 *ext = pos;
 
-		if (nexthdr != NEXTHDR_HOP && nexthdr != NEXTHDR_ROUTING && nexthdr != NEXTHDR_DEST)
-			return false;
-		if (pos + IPV6_EXT_UNIT > end)
+		if (!ipv6_is_options_header(nexthdr) || pos + IPV6_EXT_UNIT > end)
 			return false;
 		nexthdr = ext[0];
-		pos += (ext[1] + 1) * IPV6_EXT_UNIT;
+		pos += ipv6_options_header_len(ext);
 		if (proto_has_ports(nexthdr))
 			goto transport;
 	}
