@@ -301,6 +301,13 @@ static __always_inline int redirect_via_bucket(const struct packet *pk,
 	return redirect_to(pk, hash, bucket, *cpu);
 }
 
+/* The flow whose hash is `hash` to its bucket's CPU. */
+static __always_inline int redirect_by_hash(const struct packet *pk,
+					    const struct cpusteer_config *cfg, __u32 hash)
+{
+	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+}
+
 /* The rule the flow's addresses match, or NULL. */
 static __always_inline const struct cpusteer_rule *rule_of_flow(const struct flow *f,
 								 __u32 rules)
@@ -361,7 +368,7 @@ static __always_inline int steer_flow(const struct packet *pk,
 		if (r)
 			return steer_by_rule(pk, hash, r);
 	}
-	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+	return redirect_by_hash(pk, cfg, hash);
 }
 
 /* The fallback counters are indexed as words of the counters' value,
@@ -544,9 +551,7 @@ static __always_inline bool config_is_plain(const struct cpusteer_config *cfg)
 static __always_inline int steer_plain_flow(const struct packet *pk,
 					    const struct cpusteer_config *cfg)
 {
-	__u32 hash = multilinear_flow(pk->f, cfg->multilinear_key);
-
-	return redirect_via_bucket(pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+	return redirect_by_hash(pk, cfg, multilinear_flow(pk->f, cfg->multilinear_key));
 }
 
 /* A plain frame to its bucket's CPU; NOT_PLAIN, with nothing counted, for

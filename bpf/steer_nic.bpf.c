@@ -45,7 +45,7 @@ int cpusteer_steer_nic(struct xdp_md *ctx)
 		err = bpf_xdp_metadata_rx_hash(ctx, &hash, &type);
 	if (!err && (type & NIC_HASH_OF_IP)) {
 		pk.cnt->nic_hash[CPUSTEER_NIC_HASH_USED]++;
-		return redirect_via_bucket(&pk, cfg, hash, cpusteer_bucket(hash, cfg->nbuckets));
+		return redirect_by_hash(&pk, cfg, hash);
 	}
 	pk.cnt->nic_hash[err ? CPUSTEER_NIC_HASH_NONE : CPUSTEER_NIC_HASH_L2]++;
 	return parse_and_steer(ctx, pk.cnt, cfg, false);
