@@ -102,7 +102,8 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 	static const __u16 ext_lengths[] = { 0, 1, 2, 255 };	/* in 8 octets, past the first */
 	__u8 frame[FIXTURE_FRAME_CAP], copy[FIXTURE_FRAME_CAP];
 	__u16 lengths[12];
-	__u32 len = fixture_build(spec, frame), l3len, cut;
+	static const __u32 pads[] = { 1, 24 };
+	__u32 len = fixture_build(spec, frame), l3len, cut, i;
 	int v4 = spec->family == 4;
 	__u16 right;
 	char what[80];
@@ -114,11 +115,11 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 		snprintf(what, sizeof(what), "cut to %u bytes", cut);
 		add(frame, cut, 0, what);
 	}
-	for (cut = 1; cut <= 24; cut += 23) {
+	for (i = 0; i < ARRAY_SIZE(pads); i++) {
 		memcpy(copy, frame, len);
-		memset(copy + len, 0xa5, cut);
-		snprintf(what, sizeof(what), "padded by %u bytes", cut);
-		add(copy, len + cut, 0, what);
+		memset(copy + len, 0xa5, pads[i]);
+		snprintf(what, sizeof(what), "padded by %u bytes", pads[i]);
+		add(copy, len + pads[i], 0, what);
 	}
 	for (cut = ETH_LEN + 8; split && cut < len; cut += 9) {
 		snprintf(what, sizeof(what), "split after %u bytes", cut);
@@ -156,8 +157,8 @@ static void add_variants(const struct pkt_spec *spec, bool split)
 	lengths[11] = 0xffff;
 	add_field(frame, len, IP_FIELD(v4 ? 2 : 4), 2, lengths, ARRAY_SIZE(lengths), "IP length");
 	/* Extension headers whole, and none, some or all of the ports. */
-	for (cut = 0; cut <= L4_PORTS; cut++)
-		lengths[cut] = spec->next * 8 + cut;
+	for (i = 0; i <= L4_PORTS; i++)
+		lengths[i] = spec->next * 8 + i;
 	if (spec->next)
 		add_field(frame, len, IP_FIELD(4), 2, lengths, L4_PORTS + 1,
 			  "IP length around the ports");
